@@ -1,0 +1,689 @@
+#!/usr/bin/env node
+// Benchmark runner behind `npm run bench` (run from the project root after a build).
+//
+// Prints ONE JSON document on stdout; progress goes to stderr. Every figure is a
+// whole-process wall time (spawnSync of `node dist/bin.js …`) reported beside a bare
+// `node -e 0` baseline measured in the same run, because the targets in
+// decisions.md §21 are margins over that baseline.
+//
+// Sections live in the `sections` registry below; `--only a,b` runs a subset. A new
+// section is `async function benchX(ctx)` returning a JSON-able object; it measures
+// with `ctx.measure(...)` and declares targets with `ctx.target(...)`.
+import { spawnSync } from "node:child_process";
+import { cpus, loadavg, totalmem, tmpdir, platform, arch, release } from "node:os";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { join, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const GENERATOR = fileURLToPath(new URL("./generate-wiki.mjs", import.meta.url));
+
+const MB = 1024 * 1024;
+const round1 = (x) => Math.round(x * 10) / 10;
+const round2 = (x) => Math.round(x * 100) / 100;
+const log = (msg) => process.stderr.write(`[bench] ${msg}\n`);
+
+// ---------------------------------------------------------------------------
+// Options
+
+const USAGE = `usage: node bench/run.mjs [options]
+
+  --runs N          repetitions per timed command (default 15)
+  --build-runs N    repetitions of the full \`reindex\` (default 3)
+  --warmup N        unmeasured runs before each timed command (default 1)
+  --sizes LIST      wiki sizes in pages, comma-separated (default 1000,10000)
+  --seed N          generator seed (default 42)
+  --only LIST       sections to run, comma-separated (default: all; known: SECTIONS)
+  --cli PATH        CLI entry to benchmark (default dist/bin.js)
+  --query TEXT      search query (default: two title words the generator reports)
+  --timeout-ms N    per-command timeout (default 180000)
+  --samples         include every sample in the output
+  --out FILE        also write the JSON document to FILE
+  --keep            keep the temporary directory (its path is logged)
+  -h, --help        this text
+`;
+
+function parseOptions(argv) {
+  const opts = {
+    runs: 15,
+    buildRuns: 3,
+    warmup: 1,
+    sizes: [1000, 10000],
+    seed: 42,
+    only: null,
+    cli: "dist/bin.js",
+    query: null,
+    timeoutMs: 180_000,
+    samples: false,
+    out: null,
+    keep: false,
+  };
+  const int = (name, text, min) => {
+    const n = Number(text);
+    if (!Number.isInteger(n) || n < min) throw new UsageError(`${name} must be an integer >= ${min}, got ${JSON.stringify(text)}`);
+    return n;
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    const value = () => {
+      if (i + 1 >= argv.length) throw new UsageError(`${arg} needs a value`);
+      return argv[++i];
+    };
+    switch (arg) {
+      case "--runs":
+        opts.runs = int(arg, value(), 1);
+        break;
+      case "--build-runs":
+        opts.buildRuns = int(arg, value(), 1);
+        break;
+      case "--warmup":
+        opts.warmup = int(arg, value(), 0);
+        break;
+      case "--sizes":
+        opts.sizes = value()
+          .split(",")
+          .map((s) => int("--sizes", s.trim().replace(/k$/i, "000"), 1));
+        break;
+      case "--seed":
+        opts.seed = int(arg, value(), 0);
+        break;
+      case "--only":
+        opts.only = value()
+          .split(",")
+          .map((s) => s.trim())
+          .filter(Boolean);
+        break;
+      case "--cli":
+        opts.cli = value();
+        break;
+      case "--query":
+        opts.query = value();
+        break;
+      case "--timeout-ms":
+        opts.timeoutMs = int(arg, value(), 1);
+        break;
+      case "--samples":
+        opts.samples = true;
+        break;
+      case "--out":
+        opts.out = value();
+        break;
+      case "--keep":
+        opts.keep = true;
+        break;
+      case "-h":
+      case "--help":
+        opts.help = true;
+        break;
+      default:
+        throw new UsageError(`unknown option: ${arg}`);
+    }
+  }
+  return opts;
+}
+
+class UsageError extends Error {}
+
+/** A benchmarked command exited non-zero (or was killed, or timed out). */
+class CommandFailed extends Error {
+  constructor(command, cwd, result) {
+    const how = result.error
+      ? `could not run: ${result.error.message}`
+      : result.signal
+        ? `killed by ${result.signal}`
+        : `exit code ${result.status}`;
+    super(`command failed (${how}): ${command}\n  cwd: ${cwd}`);
+    this.stderr = result.stderr ?? "";
+    this.stdout = result.stdout ?? "";
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Statistics
+
+function summarize(samples) {
+  const s = [...samples].sort((a, b) => a - b);
+  const n = s.length;
+  const median = n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+  const p90 = s[Math.max(0, Math.ceil(0.9 * n) - 1)]; // nearest rank
+  return { median: round1(median), p90: round1(p90), min: round1(s[0]), max: round1(s[n - 1]) };
+}
+
+// ---------------------------------------------------------------------------
+// Context: temp dirs, environment, measurement
+
+const RSS_ENV = "CA_BENCH_RSS_FILE";
+const PRELOAD = `'use strict';
+// Injected by bench/run.mjs through NODE_OPTIONS: on exit, record this process's
+// peak resident set size (KB on Linux) so the runner can report memory per command.
+const fs = require('fs');
+const file = process.env.${RSS_ENV};
+if (file) {
+  process.on('exit', () => {
+    try { fs.appendFileSync(file, process.pid + ' ' + process.resourceUsage().maxRSS + '\\n'); } catch {}
+  });
+}
+`;
+
+function sizeLabel(pages) {
+  return pages >= 1000 && pages % 1000 === 0 ? `${pages / 1000}k` : String(pages);
+}
+
+/** Sum of the regular files under `dir`, plus a per-file breakdown (relative paths). */
+function diskUsage(dir) {
+  let bytes = 0;
+  const files = {};
+  const walk = (d) => {
+    for (const entry of readdirSync(d, { withFileTypes: true })) {
+      const full = join(d, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else if (entry.isFile()) {
+        const size = statSync(full).size;
+        bytes += size;
+        files[relative(dir, full)] = size;
+      }
+    }
+  };
+  if (existsSync(dir)) walk(dir);
+  return { bytes, files };
+}
+
+/** Every `.md` file under `<root>/almanac`, as sorted repo-relative paths. */
+function listPages(root) {
+  const out = [];
+  const walk = (dir, rel) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const r = `${rel}/${entry.name}`;
+      if (entry.isDirectory()) walk(join(dir, entry.name), r);
+      else if (entry.name.endsWith(".md")) out.push(r);
+    }
+  };
+  walk(join(root, "almanac"), "almanac");
+  return out.sort();
+}
+
+function createContext(opts) {
+  const tmp = realpathSync(mkdtempSync(join(tmpdir(), "ca-bench-")));
+  const home = join(tmp, "home");
+  const rssDir = join(tmp, "rss");
+  mkdirSync(home, { recursive: true });
+  mkdirSync(rssDir, { recursive: true });
+  const preload = join(tmp, "rss-preload.cjs");
+  writeFileSync(preload, PRELOAD);
+
+  // One clean environment for every child: temporary HOME, no inherited CodeAlmanac
+  // or Node settings, and the RSS preload.
+  const baseEnv = { ...process.env };
+  for (const key of Object.keys(baseEnv)) {
+    if (key.startsWith("CODEALMANAC_") || key === "NODE_OPTIONS" || key.startsWith("XDG_")) delete baseEnv[key];
+  }
+  Object.assign(baseEnv, {
+    HOME: home,
+    USERPROFILE: home,
+    XDG_CONFIG_HOME: join(home, ".config"),
+    XDG_DATA_HOME: join(home, ".local", "share"),
+    XDG_CACHE_HOME: join(home, ".cache"),
+    XDG_STATE_HOME: join(home, ".local", "state"),
+    NO_COLOR: "1",
+    NODE_OPTIONS: `--require ${JSON.stringify(preload)}`,
+  });
+  const defaultState = join(tmp, "state-default");
+  mkdirSync(defaultState, { recursive: true });
+
+  let rssSeq = 0;
+  const measurements = [];
+  const targets = [];
+  const warnings = [];
+
+  /** Runs `node <args>` once; returns wall ms, peak RSS (KB) and stdout. Throws on failure. */
+  function runOnce(args, { cwd, stateHome, display }) {
+    const rssFile = join(rssDir, `${rssSeq++}.txt`);
+    const env = { ...baseEnv, CODEALMANAC_HOME: stateHome ?? defaultState, [RSS_ENV]: rssFile };
+    const started = process.hrtime.bigint();
+    const result = spawnSync(process.execPath, args, {
+      cwd,
+      env,
+      encoding: "utf8",
+      maxBuffer: 512 * MB,
+      timeout: opts.timeoutMs,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const ms = Number(process.hrtime.bigint() - started) / 1e6;
+    if (result.error || result.status !== 0) throw new CommandFailed(display, cwd, result);
+    let rssKb = null;
+    if (existsSync(rssFile)) {
+      for (const line of readFileSync(rssFile, "utf8").split("\n")) {
+        const [pid, kb] = line.split(" ").map(Number);
+        if (pid === result.pid) rssKb = kb;
+        else if (rssKb === null && Number.isFinite(kb)) rssKb = kb; // fallback: any process
+      }
+      unlinkSync(rssFile);
+    }
+    return { ms, rssKb, stdout: result.stdout, stderr: result.stderr };
+  }
+
+  const ctx = {
+    opts,
+    tmp,
+    home,
+    cli: null,
+    baseline: null,
+    log,
+    sizeLabel,
+    diskUsage,
+
+    /** A fresh, empty CODEALMANAC_HOME for one scenario. */
+    stateHome(label) {
+      const dir = join(tmp, `state-${label}`);
+      rmSync(dir, { recursive: true, force: true });
+      mkdirSync(dir, { recursive: true });
+      return dir;
+    },
+
+    warn(message) {
+      warnings.push(message);
+      log(`WARNING: ${message}`);
+    },
+
+    /**
+     * Generates a wiki in a child process, so the runner's own heap stays small and
+     * equal for every spawn it times. Returns the generator's summary line.
+     */
+    generate(root, pages, seed) {
+      const args = [GENERATOR, "--pages", String(pages), "--out", root, "--seed", String(seed)];
+      const result = spawnSync(process.execPath, args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+      if (result.error || result.status !== 0) throw new CommandFailed(`node ${args.map(quoteArg).join(" ")}`, process.cwd(), result);
+      return JSON.parse(result.stdout);
+    },
+
+    /** One untimed CLI call (setup, sanity checks). */
+    ca(args, { cwd = tmp, stateHome } = {}) {
+      return runOnce([ctx.cli, ...args], { cwd, stateHome, display: `ca ${args.join(" ")}` }).stdout;
+    },
+
+    /**
+     * Times `node <args>` (or the CLI when `ca` is set) `runs` times after `warmup`
+     * unmeasured runs. `before(i)` runs untimed before each run (warm-ups included,
+     * numbered from 0); `check(stdout)` may return a warning string.
+     */
+    measure({ label, ca = true, args, cwd = tmp, stateHome, runs = opts.runs, warmup = opts.warmup, before, check, baseline = false }) {
+      const display = ca ? `ca ${args.map(quoteArg).join(" ")}` : `node ${args.map(quoteArg).join(" ")}`;
+      const argv = ca ? [ctx.cli, ...args] : args;
+      const samples = [];
+      let peakKb = 0;
+      let firstMs = null;
+      let checked = false;
+      for (let i = 0; i < warmup + runs; i++) {
+        if (before) before(i);
+        const r = runOnce(argv, { cwd, stateHome, display });
+        if (check && !checked) {
+          const problem = check(r.stdout);
+          if (problem) ctx.warn(`${display}: ${problem}`);
+          checked = true;
+        }
+        if (firstMs === null) firstMs = r.ms;
+        if (i < warmup) continue;
+        samples.push(r.ms);
+        if (r.rssKb !== null) peakKb = Math.max(peakKb, r.rssKb);
+      }
+      const stats = summarize(samples);
+      const m = {
+        command: display,
+        runs,
+        median_ms: stats.median,
+        p90_ms: stats.p90,
+        min_ms: stats.min,
+        max_ms: stats.max,
+        first_ms: round1(firstMs),
+        peak_rss_mb: peakKb ? round1(peakKb / 1024) : null,
+      };
+      if (opts.samples) m.samples_ms = samples.map(round1);
+      Object.defineProperty(m, "raw", { value: samples, enumerable: false });
+      if (!baseline) measurements.push(m);
+      log(`${label ?? display}: median ${m.median_ms} ms, p90 ${m.p90_ms} ms, min ${m.min_ms} ms, rss ${m.peak_rss_mb} MB`);
+      return m;
+    },
+
+    /**
+     * Declares a target on a measurement. `marginMs`: value ≤ baseline + marginMs;
+     * `limitMs`: value ≤ limitMs. `stat` picks the figure (median by default).
+     */
+    target(name, { measurement, stat = "median", marginMs, limitMs, figure }) {
+      targets.push({ name, measurement, stat, marginMs, limitMs, figure });
+    },
+
+    /** Attaches the baseline and margins to every measurement and evaluates targets. */
+    finish(baselineSamples) {
+      const base = summarize(baselineSamples);
+      for (const m of measurements) {
+        m.baseline_median_ms = base.median;
+        m.margin_ms = {
+          median: round1(m.median_ms - base.median),
+          p90: round1(m.p90_ms - base.p90),
+          min: round1(m.min_ms - base.min),
+        };
+      }
+      const out = {};
+      for (const t of targets) {
+        const value = t.measurement[`${t.stat}_ms`];
+        // A margin compares like with like (median with median, p90 with p90); an
+        // absolute limit on the worst run is shown beside the baseline median.
+        const baseStat = t.stat === "max" ? "median" : t.stat;
+        const entry = { figure: t.figure, stat: t.stat, value_ms: value, baseline_ms: base[baseStat] };
+        entry.margin_ms = round1(value - entry.baseline_ms);
+        if (t.marginMs !== undefined) {
+          entry.limit = `baseline + ${t.marginMs} ms`;
+          entry.limit_ms = round1(entry.baseline_ms + t.marginMs);
+        } else {
+          entry.limit = `${t.limitMs} ms`;
+          entry.limit_ms = t.limitMs;
+        }
+        entry.pass = value <= entry.limit_ms;
+        out[t.name] = entry;
+      }
+      return { targets: out, warnings };
+    },
+  };
+  return ctx;
+}
+
+function quoteArg(a) {
+  return /^[A-Za-z0-9_./:=@%+,-]+$/.test(a) ? a : JSON.stringify(a);
+}
+
+function parseJson(text) {
+  try {
+    return { value: JSON.parse(text) };
+  } catch (error) {
+    return { error: `stdout is not JSON (${error.message}): ${text.slice(0, 200)}` };
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Sections
+
+/** Start-up cost: `ca --version` must stay close to a bare Node start. */
+export async function benchStartup(ctx) {
+  const version = ctx.measure({
+    label: "ca --version",
+    args: ["--version"],
+    check: (out) => (/^codealmanac \S+/.test(out) ? null : `unexpected output ${JSON.stringify(out.slice(0, 80))}`),
+  });
+  ctx.target("version", { measurement: version, marginMs: 40, figure: "startup.version" });
+  return { version };
+}
+
+/** Index build, warm search, show, and search after touching one page, per wiki size. */
+export async function benchIndex(ctx) {
+  const { opts } = ctx;
+  const result = {};
+  for (const pages of opts.sizes) {
+    const label = ctx.sizeLabel(pages);
+    const root = join(ctx.tmp, `wiki-${label}`);
+    ctx.log(`${label}: generating ${pages} pages (seed ${opts.seed})`);
+    const gen = ctx.generate(root, pages, opts.seed);
+    ctx.log(`${label}: generated ${gen.pages} pages, ${round1(gen.bytes / MB)} MB in ${gen.ms} ms`);
+    const stateHome = ctx.stateHome(label);
+    const query = opts.query ?? gen.query;
+    const slug = gen.show;
+    const entry = {
+      pages: gen.pages,
+      topics: gen.topics,
+      wiki_mb: round2(gen.bytes / MB),
+      generate_ms: gen.ms,
+      query,
+      show_slug: slug,
+    };
+    result[label] = entry;
+
+    // Full build. The first run also registers the wiki and creates the index.
+    entry.reindex = ctx.measure({
+      label: `${label} reindex`,
+      args: ["reindex", "--json"],
+      cwd: root,
+      stateHome,
+      runs: opts.buildRuns,
+      warmup: 0,
+      check: (out) => {
+        const { value, error } = parseJson(out);
+        if (error) return error;
+        if (value?.pages_indexed !== gen.pages) return `pages_indexed is ${value?.pages_indexed}, expected ${gen.pages}`;
+        return null;
+      },
+    });
+
+    const usage = ctx.diskUsage(join(stateHome, "repos"));
+    entry.index_mb = round2(usage.bytes / MB);
+    entry.index_files = Object.fromEntries(Object.entries(usage.files).map(([k, v]) => [k, round2(v / MB)]));
+    ctx.log(`${label}: index ${entry.index_mb} MB`);
+
+    entry.search = ctx.measure({
+      label: `${label} search (unchanged)`,
+      args: ["search", query, "--json"],
+      cwd: root,
+      stateHome,
+      check: (out) => {
+        const { value, error } = parseJson(out);
+        if (error) return error;
+        if (!Array.isArray(value)) return "expected a JSON array";
+        if (value.length === 0) return `no results for ${JSON.stringify(query)}`;
+        return null;
+      },
+    });
+
+    entry.show = ctx.measure({
+      label: `${label} show`,
+      args: ["show", slug, "--json"],
+      cwd: root,
+      stateHome,
+      check: (out) => {
+        const { value, error } = parseJson(out);
+        if (error) return error;
+        if (!value || typeof value !== "object" || Array.isArray(value)) return "expected a JSON object";
+        return null;
+      },
+    });
+
+    // Touch one page before every run (alternating between two pages, always a new
+    // content change), so each run includes an incremental refresh.
+    const touchable = listPages(root).filter((f) => !f.endsWith("/README.md"));
+    const touched = [touchable[Math.floor(touchable.length / 3)], touchable[Math.floor((2 * touchable.length) / 3)]];
+    const originals = touched.map((f) => readFileSync(join(root, f), "utf8"));
+    entry.touched_pages = touched;
+    entry.refresh_search = ctx.measure({
+      label: `${label} search after touching one page`,
+      args: ["search", query, "--json"],
+      cwd: root,
+      stateHome,
+      before: (i) => {
+        const k = i % touched.length;
+        // The size changes as well as the content, so no change detector can miss it.
+        const note = " The refresh probe rewrote this paragraph.".repeat(1 + (i % 3));
+        writeFileSync(join(root, touched[k]), `${originals[k]}\nBenchmark edit ${i}:${note}\n`);
+      },
+      check: (out) => {
+        const { value, error } = parseJson(out);
+        if (error) return error;
+        return Array.isArray(value) ? null : "expected a JSON array";
+      },
+    });
+    touched.forEach((f, k) => writeFileSync(join(root, f), originals[k]));
+
+    if (pages === 10000) {
+      ctx.target("search_unchanged_10k", { measurement: entry.search, marginMs: 100, figure: "index.10k.search" });
+      ctx.target("refresh_one_page_10k", { measurement: entry.refresh_search, marginMs: 200, figure: "index.10k.refresh_search" });
+      ctx.target("full_build_10k", { measurement: entry.reindex, stat: "max", limitMs: 10_000, figure: "index.10k.reindex" });
+    }
+    rmSync(root, { recursive: true, force: true }); // free the disk before the next size
+  }
+  return result;
+}
+
+/** Registry: name → async (ctx) => figures. Order here is run order. */
+export const sections = {
+  startup: benchStartup,
+  index: benchIndex,
+};
+
+// ---------------------------------------------------------------------------
+// Main
+
+export async function main(argv = process.argv.slice(2)) {
+  let opts;
+  try {
+    opts = parseOptions(argv);
+    if (opts.only) {
+      const unknown = opts.only.filter((s) => !(s in sections));
+      if (unknown.length) throw new UsageError(`unknown section(s): ${unknown.join(", ")}; known: ${Object.keys(sections).join(", ")}`);
+    }
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`bench: ${error.message}\n\n${USAGE.replace("SECTIONS", Object.keys(sections).join(", "))}`);
+    return 2;
+  }
+  if (opts.help) {
+    process.stdout.write(USAGE.replace("SECTIONS", Object.keys(sections).join(", ")));
+    return 0;
+  }
+  const cli = resolve(opts.cli);
+  if (!existsSync(cli)) {
+    process.stderr.write(`bench: ${cli} does not exist; run \`npm run build\` first or pass --cli <path>\n`);
+    return 1;
+  }
+
+  const ctx = createContext(opts);
+  ctx.cli = cli;
+  let cleaned = false;
+  const cleanup = () => {
+    if (cleaned) return;
+    cleaned = true;
+    if (opts.keep) log(`kept ${ctx.tmp}`);
+    else rmSync(ctx.tmp, { recursive: true, force: true });
+  };
+  process.once("exit", cleanup);
+  for (const signal of ["SIGINT", "SIGTERM"]) {
+    process.once(signal, () => {
+      cleanup();
+      process.exit(130);
+    });
+  }
+
+  try {
+    const started = Date.now();
+    const load = { start: loadavg().map(round2) };
+    log(`temp dir ${ctx.tmp}`);
+    const version = ctx.ca(["--version"]).trim();
+    log(`${version} (${cli})`);
+
+    // The baseline is measured at the start and again at the end; the pooled samples
+    // are the baseline, and the difference between the halves shows drift.
+    const baselineArgs = { label: "baseline node -e 0", ca: false, args: ["-e", "0"], runs: Math.max(opts.runs, 15), baseline: true };
+    const baseStart = ctx.measure(baselineArgs);
+    const bodies = {};
+    const selected = Object.keys(sections).filter((name) => !opts.only || opts.only.includes(name));
+    for (const name of selected) {
+      log(`section ${name}`);
+      bodies[name] = await sections[name](ctx);
+    }
+    const baseEnd = ctx.measure(baselineArgs);
+    const pooled = pooledBaseline(ctx, baseStart, baseEnd);
+    ctx.baseline = pooled;
+    const { targets, warnings } = ctx.finish([...baseStart.raw, ...baseEnd.raw]);
+    load.end = loadavg().map(round2);
+
+    const doc = {
+      schema: 1,
+      generated_at: new Date().toISOString(),
+      duration_s: round1((Date.now() - started) / 1000),
+      machine: {
+        node: process.version,
+        platform: `${platform()} ${release()} ${arch()}`,
+        cpus: cpus().length,
+        cpu_model: cpus()[0]?.model ?? null,
+        memory_gb: round1(totalmem() / 1024 ** 3),
+        load_avg: load,
+      },
+      cli: { path: cli.startsWith(process.cwd() + "/") ? relative(process.cwd(), cli) : cli, version },
+      options: {
+        runs: opts.runs,
+        build_runs: opts.buildRuns,
+        warmup: opts.warmup,
+        sizes: opts.sizes,
+        seed: opts.seed,
+        sections: selected,
+      },
+      baseline: pooled,
+      sections: bodies,
+      targets,
+      all_targets_pass: Object.values(targets).every((t) => t.pass),
+      warnings,
+    };
+    const text = JSON.stringify(doc, null, 2) + "\n";
+    if (opts.out) writeFileSync(opts.out, text);
+    process.stdout.write(text);
+    for (const [name, t] of Object.entries(targets)) {
+      log(`target ${name}: ${t.value_ms} ms (${t.stat}) vs ${t.limit} = ${t.limit_ms} ms → ${t.pass ? "pass" : "FAIL"}`);
+    }
+    return 0;
+  } catch (error) {
+    if (error instanceof CommandFailed) {
+      process.stderr.write(`bench: ${error.message}\n`);
+      if (error.stderr) process.stderr.write(`--- stderr ---\n${error.stderr.slice(-20_000)}\n`);
+      if (error.stdout) process.stderr.write(`--- stdout (first 2000 chars) ---\n${error.stdout.slice(0, 2000)}\n`);
+      return 1;
+    }
+    throw error;
+  } finally {
+    cleanup();
+  }
+}
+
+/** The baseline figure: both halves pooled, with each half's median and the drift. */
+function pooledBaseline(ctx, start, end) {
+  const samples = [...start.raw, ...end.raw];
+  const s = summarize(samples);
+  return {
+    command: "node -e 0",
+    runs: samples.length,
+    median_ms: s.median,
+    p90_ms: s.p90,
+    min_ms: s.min,
+    max_ms: s.max,
+    peak_rss_mb: Math.max(start.peak_rss_mb ?? 0, end.peak_rss_mb ?? 0) || null,
+    start_median_ms: start.median_ms,
+    end_median_ms: end.median_ms,
+    drift_ms: round1(end.median_ms - start.median_ms),
+    ...(ctx.opts.samples ? { samples_ms: samples.map(round1) } : {}),
+  };
+}
+
+function isMain() {
+  if (!process.argv[1]) return false;
+  try {
+    return realpathSync(process.argv[1]) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
+if (isMain()) {
+  main().then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (error) => {
+      process.stderr.write(`bench: internal error: ${error.stack ?? error}\n`);
+      process.exitCode = 1;
+    },
+  );
+}

@@ -1,0 +1,231 @@
+import { accessSync, constants } from "node:fs";
+import { delimiter, join } from "node:path";
+import { statePaths, type StatePaths } from "./core/paths.js";
+import { openDatabase, type Db } from "./core/sqlite.js";
+import { repositoryMigrations } from "./repositories/schema.js";
+import { RepositoryStore } from "./repositories/store.js";
+import { RepositoriesService } from "./repositories/service.js";
+import { runMigrations } from "./runs/schema.js";
+import { RunStore } from "./runs/store.js";
+import { LockStore } from "./runs/lock-store.js";
+import { IndexService } from "./index/service.js";
+import type { OrganizeService } from "./index/organize.js";
+import { loadConfig, type Config, type HarnessName } from "./config/config.js";
+import { hooksFromEnv, type Hooks } from "./queue/hooks.js";
+import type { ProcessControl, Spawner } from "./queue/ports.js";
+import type { ProducerDeps } from "./queue/producer.js";
+import { DEFAULT_WORKER_CONFIG } from "./queue/worker.js";
+import type { QueueWorker } from "./queue/worker.js";
+import type { ExecutorDeps } from "./queue/executor.js";
+import type { JobsService } from "./queue/jobs.js";
+import type { LifecycleService } from "./lifecycle/service.js";
+
+export interface AppOptions {
+  env: NodeJS.ProcessEnv;
+  /** One advisory line for the user (stderr). */
+  notice: (line: string) => void;
+  /** Diagnostic lines of background processes (their log file). */
+  log?: (line: string) => void;
+  now?: () => number;
+  /** The CLI entry that background processes run; defaults to this process's script. */
+  binPath?: string;
+}
+
+/**
+ * The composition root: creates stores, services, workflows and adapters on first use
+ * and wires them together. Heavy pieces are imported lazily so each command loads only
+ * what it needs.
+ */
+export class App {
+  readonly paths: StatePaths;
+  readonly now: () => number;
+  readonly hooks: Hooks;
+  private db?: Db;
+  private cache = new Map<string, unknown>();
+
+  constructor(readonly options: AppOptions) {
+    this.paths = statePaths(options.env);
+    this.now = options.now ?? Date.now;
+    this.hooks = hooksFromEnv(options.env);
+  }
+
+  private once<T>(key: string, create: () => T): T {
+    if (!this.cache.has(key)) this.cache.set(key, create());
+    return this.cache.get(key) as T;
+  }
+
+  get stateDb(): Db {
+    this.db ??= openDatabase(this.paths.database, {
+      migrations: [...repositoryMigrations, ...runMigrations],
+      onNewerSchema: "refuse",
+    });
+    return this.db;
+  }
+
+  get runs(): RunStore {
+    return this.once("runs", () => new RunStore(this.stateDb));
+  }
+
+  get locks(): LockStore {
+    return this.once("locks", () => new LockStore(this.stateDb));
+  }
+
+  get repositories(): RepositoriesService {
+    return this.once(
+      "repositories",
+      () =>
+        new RepositoriesService({
+          store: new RepositoryStore(this.stateDb),
+          now: this.now,
+          notice: this.options.notice,
+          activeRunCount: (id) => this.runs.countActiveRuns(id),
+          removeDerivedState: (id) => this.index.remove(id),
+        }),
+    );
+  }
+
+  get index(): IndexService {
+    return this.once("index", () => new IndexService({ paths: this.paths, now: this.now }));
+  }
+
+  async organize(): Promise<OrganizeService> {
+    const { OrganizeService } = await import("./index/organize.js");
+    return new OrganizeService();
+  }
+
+  config(): Config {
+    return this.once("config", () => loadConfig(this.paths.config));
+  }
+
+  log(line: string): void {
+    (this.options.log ?? (() => undefined))(line);
+  }
+
+  async processes(): Promise<ProcessControl> {
+    const { createProcessControl } = await import("./queue/process-adapter.js");
+    return this.once("processes", createProcessControl);
+  }
+
+  async spawner(): Promise<Spawner> {
+    const { createSpawner } = await import("./queue/process-adapter.js");
+    return this.once("spawner", () =>
+      createSpawner({
+        binPath: this.options.binPath ?? process.argv[1] ?? "codealmanac",
+        logsDir: this.paths.logs,
+        cwd: this.paths.root,
+        env: this.options.env,
+      }),
+    );
+  }
+
+  async producer(): Promise<ProducerDeps> {
+    return {
+      runs: this.runs,
+      locks: this.locks,
+      processes: await this.processes(),
+      spawner: await this.spawner(),
+      now: this.now,
+      runLogDir: this.paths.runLogs,
+      staleAfterMs: DEFAULT_WORKER_CONFIG.staleAfterMs,
+    };
+  }
+
+  async lifecycle(): Promise<LifecycleService> {
+    const [{ LifecycleService }, { scaffoldWiki }, producer] = await Promise.all([
+      import("./lifecycle/service.js"),
+      import("./wiki/scaffold.js"),
+      this.producer(),
+    ]);
+    return new LifecycleService({
+      repositories: this.repositories,
+      producer,
+      config: () => this.config(),
+      installedHarnesses: () => installedHarnesses(this.options.env),
+      scaffold: scaffoldWiki,
+    });
+  }
+
+  async jobs(): Promise<JobsService> {
+    const { JobsService } = await import("./queue/jobs.js");
+    return new JobsService({
+      runs: this.runs,
+      locks: this.locks,
+      processes: await this.processes(),
+      producer: await this.producer(),
+      hooks: this.hooks,
+      now: this.now,
+      log: (line) => this.log(line),
+      cancelGraceMs: DEFAULT_WORKER_CONFIG.cancelGraceMs,
+    });
+  }
+
+  async worker(): Promise<QueueWorker> {
+    const { QueueWorker } = await import("./queue/worker.js");
+    return new QueueWorker({
+      runs: this.runs,
+      locks: this.locks,
+      processes: await this.processes(),
+      spawner: await this.spawner(),
+      hooks: this.hooks,
+      now: this.now,
+      log: (line) => this.log(line),
+      config: { ...DEFAULT_WORKER_CONFIG, ...workerOverrides(this.options.env), runTimeoutMs: this.config().runTimeoutMs },
+    });
+  }
+
+  async executorDeps(): Promise<ExecutorDeps> {
+    return {
+      runs: this.runs,
+      processes: await this.processes(),
+      hooks: this.hooks,
+      now: this.now,
+      log: (line) => this.log(line),
+      operations: async () => {
+        const [{ LifecycleRunner }, { createClaudeAdapter }] = await Promise.all([
+          import("./lifecycle/runner.js"),
+          import("./harnesses/claude/adapter.js"),
+        ]);
+        const claude = createClaudeAdapter();
+        return new LifecycleRunner({
+          runs: this.runs,
+          index: this.index,
+          harness: (kind) => (kind === "claude" ? claude : null),
+          now: this.now,
+          log: (line) => this.log(line),
+          env: this.options.env,
+          runTimeoutMs: this.config().runTimeoutMs,
+        });
+      },
+    };
+  }
+
+  close(): void {
+    this.db?.close();
+  }
+}
+
+/** Agent CLIs on PATH (no process is started to find them). */
+function installedHarnesses(env: NodeJS.ProcessEnv): HarnessName[] {
+  const dirs = (env.PATH ?? "").split(delimiter).filter((d) => d !== "");
+  return (["claude", "codex"] as const).filter((name) =>
+    dirs.some((dir) => {
+      try {
+        accessSync(join(dir, name), constants.X_OK);
+        return true;
+      } catch {
+        return false;
+      }
+    }),
+  );
+}
+
+/** Test-only knobs for the worker's timing (milliseconds), so timeouts can be tested quickly. */
+function workerOverrides(env: NodeJS.ProcessEnv): Partial<typeof DEFAULT_WORKER_CONFIG> {
+  const raw = env.CODEALMANAC_TEST_WORKER_TIMING;
+  if (!raw) return {};
+  try {
+    return JSON.parse(raw) as Partial<typeof DEFAULT_WORKER_CONFIG>;
+  } catch {
+    return {};
+  }
+}

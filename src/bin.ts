@@ -1,0 +1,12 @@
+#!/usr/bin/env node
+// Entry point for both `codealmanac` and `ca`. `--version` answers without loading
+// anything else; every other command loads the CLI lazily.
+import { VERSION } from "./core/version.js";
+
+const args = process.argv.slice(2);
+if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
+  process.stdout.write(`codealmanac ${VERSION}\n`);
+} else {
+  const { main } = await import("./cli/main.js");
+  process.exitCode = await main(args);
+}

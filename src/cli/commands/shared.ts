@@ -1,0 +1,18 @@
+import type { App } from "../../app.js";
+import type { WikiIndex } from "../../index/service.js";
+import { invalid } from "../../core/errors.js";
+import type { CliContext } from "../context.js";
+import type { Opts } from "../program.js";
+
+/** Selects the wiki (walking up from the cwd, or --wiki) and opens its index. */
+export function openIndex(ctx: CliContext, app: App, opts: Opts): WikiIndex {
+  const repository = app.repositories.select(ctx.cwd, opts.wiki as string | undefined);
+  return app.index.open(repository);
+}
+
+export function nonNegative(value: unknown, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  const n = value as number;
+  if (n < 0) throw invalid(`invalid ${flag} ${n}: must be zero or more`);
+  return n;
+}

@@ -1,0 +1,34 @@
+import { basename } from "node:path";
+import { colorFor, createStyle, type Style } from "./render/style.js";
+
+export interface CliContext {
+  argv: string[];
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  /** The name the user typed (`ca` or `codealmanac`), shown back in syntax screens. */
+  invokedAs: string;
+  out: Style;
+  err: Style;
+  write(text: string): void;
+  writeErr(text: string): void;
+  json(value: unknown): void;
+  exitCode: number;
+}
+
+export function createCliContext(argv: string[]): CliContext {
+  const env = process.env;
+  const script = basename(process.argv[1] ?? "codealmanac");
+  const ctx: CliContext = {
+    argv,
+    env,
+    cwd: process.cwd(),
+    invokedAs: script === "ca" ? "ca" : "codealmanac",
+    out: createStyle(colorFor(process.stdout, env)),
+    err: createStyle(colorFor(process.stderr, env)),
+    write: (text) => void process.stdout.write(text),
+    writeErr: (text) => void process.stderr.write(text),
+    json: (value) => void process.stdout.write(JSON.stringify(value, null, 2) + "\n"),
+    exitCode: 0,
+  };
+  return ctx;
+}

@@ -1,0 +1,124 @@
+import { CommanderError, type Command } from "commander";
+import { appendFileSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { App } from "../app.js";
+import { exitCodeFor, isProductError, oneLine } from "../core/errors.js";
+import { statePaths } from "../core/paths.js";
+import { createCliContext, type CliContext } from "./context.js";
+import { buildProgram, publicCommands } from "./program.js";
+import { closest, renderSyntaxScreen, replacementFor, type SyntaxProblem } from "./syntax.js";
+
+export async function main(argv: string[]): Promise<number> {
+  const ctx = createCliContext(argv);
+  let app: App | undefined;
+  const background = argv[0] === "__run-worker" || argv[0] === "__run-executor";
+  const getApp = () =>
+    (app ??= new App({
+      env: ctx.env,
+      notice: (line) => ctx.writeErr(line + "\n"),
+      // Background processes write diagnostics to their log file (their stderr).
+      ...(background ? { log: (line: string) => ctx.writeErr(`${new Date().toISOString()} [${process.pid}] ${line}\n`) } : {}),
+    }));
+  const program = buildProgram(ctx, getApp);
+  try {
+    if (argv.length === 0) {
+      renderSyntaxScreen(ctx, { title: "Missing command" });
+      return 2;
+    }
+    await program.parseAsync(argv, { from: "user" });
+    return ctx.exitCode;
+  } catch (error) {
+    return handleError(ctx, program, error);
+  } finally {
+    app?.close();
+  }
+}
+
+function handleError(ctx: CliContext, program: Command, error: unknown): number {
+  if (error instanceof CommanderError) {
+    if (error.code === "commander.helpDisplayed" || error.code === "commander.version" || error.code === "commander.help") {
+      return error.exitCode;
+    }
+    renderSyntaxScreen(ctx, syntaxProblem(ctx, program, error));
+    return 2;
+  }
+  const json = ctx.argv.includes("--json");
+  if (isProductError(error)) {
+    if (error.code === "usage") {
+      renderSyntaxScreen(ctx, { title: "Invalid value", detail: error.message });
+      return 2;
+    }
+    reportFailure(ctx, json, error.code, error.message);
+    return exitCodeFor[error.code];
+  }
+  const logFile = logInternalError(ctx, error);
+  reportFailure(
+    ctx,
+    json,
+    "internal_error",
+    `internal error: ${oneLine(error)}${logFile ? ` (details in ${logFile})` : ""}`,
+  );
+  return 1;
+}
+
+function reportFailure(ctx: CliContext, json: boolean, code: string, message: string): void {
+  if (json) ctx.writeErr(JSON.stringify({ error: { code, message } }) + "\n");
+  else ctx.writeErr(`codealmanac: ${message}\n`);
+}
+
+function logInternalError(ctx: CliContext, error: unknown): string | null {
+  try {
+    const logs = statePaths(ctx.env).logs;
+    mkdirSync(logs, { recursive: true });
+    const file = join(logs, "errors.log");
+    const stack = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    appendFileSync(file, `${new Date().toISOString()} codealmanac ${ctx.argv.join(" ")}\n${stack}\n\n`);
+    return file;
+  } catch {
+    return null;
+  }
+}
+
+function syntaxProblem(ctx: CliContext, program: Command, error: CommanderError): SyntaxProblem {
+  const message = error.message.replace(/^error:\s*/, "");
+  const replacement = replacementFor(ctx.argv);
+  switch (error.code) {
+    case "commander.unknownCommand": {
+      const typed = ctx.argv.find((a) => !a.startsWith("-")) ?? "";
+      const suggestion = closest(typed, publicCommands(program));
+      return { title: "Unknown command", ...(suggestion ? { replacement: `codealmanac ${suggestion}` } : { detail: message }) };
+    }
+    case "commander.excessArguments":
+      return replacement
+        ? { title: "Unknown command", replacement }
+        : { title: groupName(ctx) ? "Unknown command" : "Unexpected argument", detail: message };
+    case "commander.unknownOption":
+      return { title: "Unknown option", detail: withOptionSuggestion(program, ctx, message) };
+    case "commander.missingArgument":
+      return { title: "Missing argument", detail: message };
+    case "commander.optionMissingArgument":
+      return { title: "Missing value", detail: message };
+    default:
+      return { title: "Invalid value", detail: message };
+  }
+}
+
+function groupName(ctx: CliContext): string | undefined {
+  const first = ctx.argv.find((a) => !a.startsWith("-"));
+  return first === "topics" || first === "jobs" ? first : undefined;
+}
+
+function withOptionSuggestion(program: Command, ctx: CliContext, message: string): string {
+  const typed = /'([^']+)'/.exec(message)?.[1];
+  if (!typed) return message;
+  const words = ctx.argv.filter((a) => !a.startsWith("-"));
+  let command: Command = program;
+  for (const word of words) {
+    const next = command.commands.find((c) => c.name() === word);
+    if (!next) break;
+    command = next;
+  }
+  const flags = [...command.options, ...(command.parent?.options ?? [])].map((o) => o.long).filter((f): f is string => !!f);
+  const suggestion = closest(typed, flags);
+  return suggestion ? `${message} (did you mean ${suggestion}?)` : message;
+}

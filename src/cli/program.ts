@@ -1,0 +1,228 @@
+import { Command, InvalidArgumentError, Option } from "commander";
+import { VERSION } from "../core/version.js";
+import type { CliContext } from "./context.js";
+import type { App } from "../app.js";
+
+export type Opts = Record<string, unknown>;
+
+/**
+ * Declares every public command with its options. Actions import their handler
+ * lazily, so parsing stays cheap and each command loads only its own code.
+ */
+export function buildProgram(ctx: CliContext, app: () => App): Command {
+  const program = new Command("codealmanac");
+  program
+    .description("A living wiki of Markdown pages inside your repository, kept by your coding agents.")
+    .version(`codealmanac ${VERSION}`, "-V, --version", "print the version")
+    .helpOption("-h, --help", "show help")
+    .exitOverride()
+    .showSuggestionAfterError(false)
+    .configureOutput({ writeOut: ctx.write, writeErr: () => undefined, outputError: () => undefined })
+    .allowExcessArguments(false);
+
+  const act =
+    (load: () => Promise<(ctx: CliContext, app: App, args: unknown[], opts: Opts) => Promise<void> | void>) =>
+    async (...all: unknown[]) => {
+      const cmd = all[all.length - 1] as Command;
+      const args = all.slice(0, -2);
+      const handler = await load();
+      await handler(ctx, app(), args, cmd.optsWithGlobals());
+    };
+  const wiki = () => new Option("--wiki <name>", "use the registered wiki with this name");
+  const json = () => new Option("--json", "print JSON");
+
+  const using = () => new Option("--using <harness>", "agent to run: claude or codex").choices(["claude", "codex"]);
+  program
+    .command("init")
+    .description("create almanac/ in a repository and queue the first build")
+    .argument("[path]", "repository folder", ".")
+    .option("--name <name>", "wiki name (default: the folder name)")
+    .option("--description <text>", "one-line description")
+    .addOption(using())
+    .option("--guidance <text>", "extra instructions for the agent")
+    .addOption(json())
+    .action(act(async () => (await import("./commands/lifecycle.js")).init));
+  program
+    .command("ingest")
+    .description("queue an agent run that folds files, folders, git ranges or URLs into the wiki")
+    .argument("<inputs...>", "what to ingest")
+    .addOption(wiki())
+    .addOption(using())
+    .option("--title <text>", "job title")
+    .option("--guidance <text>", "extra instructions for the agent")
+    .addOption(json())
+    .action(act(async () => (await import("./commands/lifecycle.js")).ingest));
+  program
+    .command("garden")
+    .description("queue an agent run that improves the wiki as a whole")
+    .addOption(wiki())
+    .addOption(using())
+    .option("--title <text>", "job title")
+    .option("--guidance <text>", "extra instructions for the agent")
+    .addOption(json())
+    .action(act(async () => (await import("./commands/lifecycle.js")).garden));
+
+  program
+    .command("search")
+    .description("search pages (ranked by title, heading, then body)")
+    .argument("[query...]", "words to search for; none lists pages")
+    .addOption(new Option("--topic <topic>", "only pages with this topic or a narrower one (repeatable)").argParser(collect).default([]))
+    .option("--mentions <path>", "only pages citing this file or folder")
+    .addOption(new Option("--limit <n>", "at most n pages").argParser(integer))
+    .option("--slugs", "print slugs only")
+    .addOption(json())
+    .addOption(wiki())
+    .action(act(async () => (await import("./commands/search.js")).search));
+
+  program
+    .command("show")
+    .description("show one page")
+    .argument("<page>", "page slug (a .md path also works)")
+    .option("--body", "body only")
+    .option("--meta", "metadata only")
+    .option("--lead", "lead paragraph only")
+    .option("--links", "outgoing page links")
+    .option("--backlinks", "pages linking here")
+    .option("--files", "cited files and folders")
+    .option("--topics", "topics")
+    .addOption(json())
+    .addOption(wiki())
+    .action(act(async () => (await import("./commands/show.js")).show));
+
+  const topics = program
+    .command("topics")
+    .description("list topics, or manage the topic graph")
+    .addOption(json())
+    .addOption(wiki())
+    .action(act(async () => (await import("./commands/topics.js")).list));
+  const sub = (name: string, description: string) =>
+    topics.command(name).description(description).addOption(json()).addOption(wiki());
+  sub("show", "show a topic with its parents, children and pages")
+    .argument("<topic>")
+    .option("--descendants", "include pages of narrower topics")
+    .action(act(async () => (await import("./commands/topics.js")).show));
+  sub("create", "declare a topic in topics.yaml")
+    .argument("<name>")
+    .addOption(new Option("--parent <topic>", "parent topic (repeatable)").argParser(collect).default([]))
+    .action(act(async () => (await import("./commands/topics.js")).create));
+  sub("describe", "set (or, with an empty text, remove) a topic's description")
+    .argument("<topic>")
+    .argument("<description>")
+    .action(act(async () => (await import("./commands/topics.js")).describe));
+  sub("link", "make <parent> a parent of <child>")
+    .argument("<child>")
+    .argument("<parent>")
+    .action(act(async () => (await import("./commands/topics.js")).link));
+  sub("unlink", "remove the edge from <child> to <parent>")
+    .argument("<child>")
+    .argument("<parent>")
+    .action(act(async () => (await import("./commands/topics.js")).unlink));
+  sub("rename", "rename a topic in topics.yaml and in every page")
+    .argument("<old>")
+    .argument("<new>")
+    .action(act(async () => (await import("./commands/topics.js")).rename));
+  sub("delete", "delete a topic from topics.yaml and from every page")
+    .argument("<topic>")
+    .action(act(async () => (await import("./commands/topics.js")).remove));
+
+  for (const [name, description] of [
+    ["tag", "add topics to a page"],
+    ["untag", "remove topics from a page"],
+  ] as const) {
+    program
+      .command(name)
+      .description(description)
+      .argument("<page>")
+      .argument("<topics...>")
+      .addOption(json())
+      .addOption(wiki())
+      .action(act(async () => (await import("./commands/tag.js"))[name]));
+  }
+
+  program
+    .command("health")
+    .description("report wiki findings (always exits 0)")
+    .addOption(json())
+    .addOption(wiki())
+    .action(act(async () => (await import("./commands/health.js")).health));
+  program
+    .command("validate")
+    .description("check the wiki: exit 1 on errors (and on warnings with --strict)")
+    .option("--strict", "warnings fail too")
+    .addOption(json())
+    .addOption(wiki())
+    .action(act(async () => (await import("./commands/health.js")).validate));
+  program
+    .command("reindex")
+    .description("rebuild the derived index from almanac/")
+    .addOption(json())
+    .addOption(wiki())
+    .action(act(async () => (await import("./commands/reindex.js")).reindex));
+  program
+    .command("list")
+    .description("list registered wikis")
+    .addOption(json())
+    .action(act(async () => (await import("./commands/repositories.js")).list));
+  program
+    .command("forget")
+    .description("drop a registered wiki (moved or deleted) and its derived index")
+    .argument("<name>")
+    .addOption(json())
+    .action(act(async () => (await import("./commands/repositories.js")).forget));
+
+  const listOptions = (cmd: Command) =>
+    cmd
+      .addOption(new Option("--limit <n>", "show n jobs (default 100)").argParser(integer))
+      .option("--all", "show every job")
+      .addOption(new Option("--status <status>", "only these statuses (repeatable, or comma-separated)").argParser(collect))
+      .addOption(new Option("--kind <kind>", "only these kinds (repeatable, or comma-separated)").argParser(collect))
+      .addOption(json())
+      .addOption(wiki());
+  const jobs = listOptions(program.command("jobs").description("list and manage background jobs")).action(
+    act(async () => (await import("./commands/jobs.js")).list),
+  );
+  listOptions(jobs.command("list").description("list jobs (same as `jobs`)")).action(
+    act(async () => (await import("./commands/jobs.js")).list),
+  );
+  const job = (name: string, description: string) =>
+    jobs.command(name).description(description).argument("<run-id>").addOption(json()).addOption(wiki());
+  job("show", "show one job").action(act(async () => (await import("./commands/jobs.js")).show));
+  job("logs", "print a job's log").action(act(async () => (await import("./commands/jobs.js")).logs));
+  job("attach", "follow a job until it ends (Ctrl-C detaches)").action(act(async () => (await import("./commands/jobs.js")).attach));
+  job("cancel", "stop a queued or running job").action(act(async () => (await import("./commands/jobs.js")).cancel));
+  job("retry", "queue a failed or cancelled job again").action(act(async () => (await import("./commands/jobs.js")).retry));
+  jobs
+    .command("prune")
+    .description("delete finished jobs older than a duration")
+    .requiredOption("--older-than <duration>", "e.g. 30d or 12h")
+    .addOption(json())
+    .action(act(async () => (await import("./commands/jobs.js")).prune));
+
+  program
+    .command("__run-worker", { hidden: true })
+    .addOption(new Option("--max-runs <n>").argParser(integer))
+    .option("--cwd <dir>", "ignored; accepted for compatibility")
+    .action(act(async () => (await import("./commands/internal.js")).runWorker));
+  program
+    .command("__run-executor", { hidden: true })
+    .argument("<run-id>")
+    .requiredOption("--execution <id>")
+    .option("--worker-token <token>")
+    .action(act(async () => (await import("./commands/internal.js")).runExecutor));
+
+  return program;
+}
+
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
+function integer(value: string): number {
+  if (!/^[+-]?\d+$/.test(value.trim())) throw new InvalidArgumentError(`expected an integer, got "${value}"`);
+  return Number(value);
+}
+
+/** Visible top-level command names, for suggestions. */
+export function publicCommands(program: Command): string[] {
+  return program.commands.map((c) => c.name()).filter((n) => !n.startsWith("__"));
+}

@@ -1,0 +1,167 @@
+import type { CliContext } from "../context.js";
+import type { RunEvent, RunRecord } from "../../runs/model.js";
+import type { RunStep } from "../../runs/steps.js";
+import { labelled, renderTable } from "./table.js";
+import { EM_DASH, humanDuration, isoTime } from "./format.js";
+import type { Style } from "./style.js";
+
+/** The JSON shape of a run (`jobs --json`, `jobs show --json`). */
+export function runJson(r: RunRecord) {
+  return {
+    run_id: r.runId,
+    repository_id: r.repositoryId,
+    repository: r.repositoryName,
+    kind: r.kind,
+    status: r.status,
+    title: r.title,
+    summary: r.summary,
+    error: r.error,
+    failure_category: r.failureCategory,
+    created_at: isoTime(r.createdAt),
+    updated_at: isoTime(r.updatedAt),
+    started_at: isoTime(r.startedAt),
+    finished_at: isoTime(r.finishedAt),
+    cancellation_requested_at: isoTime(r.cancelRequestedAt),
+    page_changes: r.pageChanges,
+    harness_transcript: r.harness
+      ? { kind: r.harness.kind, session_id: r.harness.sessionId, transcript_path: r.harness.transcriptPath }
+      : null,
+    execution: r.execution
+      ? {
+          execution_id: r.execution.executionId,
+          pid: r.execution.pid,
+          process_started_at: r.execution.startTime,
+          process_group: r.execution.pgid,
+        }
+      : null,
+    log_path: r.logPath,
+    retry_of: r.retryOf,
+  };
+}
+
+export function eventJson(e: RunEvent) {
+  return omitNulls({
+    run_id: e.runId,
+    sequence: e.seq,
+    timestamp: isoTime(e.createdAt),
+    kind: e.kind,
+    message: e.message,
+    harness_event: e.payload ?? null,
+  });
+}
+
+export function stepJson(step: RunStep) {
+  return omitNulls({ ...step, timestamp: isoTime(step.timestamp) });
+}
+
+export function omitNulls<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null && v !== undefined)) as Partial<T>;
+}
+
+export function statusText(s: Style, status: string): string {
+  switch (status) {
+    case "done":
+      return s.green(status);
+    case "failed":
+      return s.red(status);
+    case "cancelled":
+      return s.yellow(status);
+    case "running":
+      return s.blue(status);
+    default:
+      return s.dim(status);
+  }
+}
+
+function elapsed(r: RunRecord, now: number): string {
+  if (r.status === "queued") return EM_DASH;
+  return humanDuration((r.finishedAt ?? now) - (r.startedAt ?? r.createdAt));
+}
+
+export function renderJobList(ctx: CliContext, runs: RunRecord[], now: number): void {
+  const s = ctx.out;
+  if (runs.length === 0) {
+    ctx.writeErr("# 0 jobs\n");
+    return;
+  }
+  ctx.write(
+    renderTable(
+      ["ID", "WIKI", "KIND", "STATUS", "ELAPSED", "TITLE"],
+      runs.map((r) => [s.blue(r.runId), r.repositoryName, r.kind, statusText(s, r.status), elapsed(r, now), r.title ?? EM_DASH]),
+      s,
+    ),
+  );
+}
+
+export function renderJob(ctx: CliContext, r: RunRecord, now: number): void {
+  const s = ctx.out;
+  const line = (label: string, value: string) => labelled(label, value, 12, s);
+  const out = [
+    line("job", s.blue(r.runId)),
+    line("wiki", r.repositoryName),
+    line("kind", r.kind),
+    line("status", statusText(s, r.status) + (r.cancelRequestedAt && r.status === "running" ? s.dim(" (cancelling)") : "")),
+    line("elapsed", elapsed(r, now)),
+  ];
+  if (r.title) out.push(line("title", r.title));
+  if (r.summary) out.push(line("summary", r.summary));
+  if (r.pageChanges) {
+    const c = r.pageChanges;
+    out.push(line("changes", `${c.created.length} created, ${c.updated.length} updated, ${c.deleted.length} deleted`));
+    for (const [mark, list] of [["+", c.created], ["~", c.updated], ["-", c.deleted]] as const) {
+      for (const slug of list) out.push(`  ${mark} ${s.blue(slug)}`);
+    }
+  }
+  if (r.harness?.sessionId) out.push(line("session", `${r.harness.kind} ${r.harness.sessionId}`));
+  if (r.harness?.transcriptPath) out.push(line("transcript", r.harness.transcriptPath));
+  if (r.execution && r.status === "running") out.push(line("executor", `pid ${r.execution.pid}`));
+  if (r.retryOf) out.push(line("retry of", r.retryOf));
+  out.push(line("log file", r.logPath));
+  out.push(line("events", `codealmanac jobs logs ${r.runId}`));
+  out.push(line("created", isoTime(r.createdAt) ?? EM_DASH));
+  out.push(line("updated", isoTime(r.updatedAt) ?? EM_DASH));
+  if (r.error) out.push(line("error", s.red(r.error) + (r.failureCategory ? s.dim(` (${r.failureCategory})`) : "")));
+  ctx.write(out.join("\n") + "\n");
+}
+
+const VERBS: Record<string, string> = {
+  read: "Read",
+  write: "Wrote",
+  edit: "Edited",
+  search: "Searched",
+  shell: "Ran",
+  agent: "Delegated",
+  web: "Fetched",
+  mcp: "Called",
+  image: "Viewed",
+};
+
+export function renderSteps(ctx: CliContext, steps: RunStep[]): string {
+  const s = ctx.out;
+  const out: string[] = [];
+  for (const step of steps) {
+    if (step.kind === "assistant") {
+      out.push(s.bold(step.title));
+      for (const l of (step.body ?? "").split("\n")) out.push(`  ${l}`);
+    } else if (step.kind === "tool" || step.kind === "agent") {
+      const mark = step.error ? s.red("✕") : step.status === "completed" || step.status === "done" ? s.green("●") : s.blue("◐");
+      const verb = step.kind === "agent" ? step.title : (VERBS[step.tool ?? ""] ?? step.title);
+      const target = step.target ? ` ${middleTruncate(step.target, 68)}` : "";
+      out.push(`${mark} ${verb}${target}`);
+      if (step.detail && step.kind === "agent") out.push(s.dim(`  ${middleTruncate(step.detail, 100)}`));
+    } else {
+      const head = step.kind === "error" ? `${s.red("✕")} ${step.title}` : `· ${step.title}`;
+      out.push(head);
+      if (step.body && step.body.toLowerCase() !== step.title.toLowerCase()) {
+        for (const l of step.body.split("\n")) out.push(`  ${step.kind === "error" ? s.red(l) : l}`);
+      }
+    }
+  }
+  return out.length > 0 ? out.join("\n") + "\n" : "";
+}
+
+function middleTruncate(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const half = Math.floor((max - 1) / 2);
+  return `${text.slice(0, half)}…${text.slice(text.length - (max - 1 - half))}`;
+}

@@ -1,0 +1,39 @@
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
+
+/** Everything CodeAlmanac writes lives under one root, moved by CODEALMANAC_HOME. */
+export interface StatePaths {
+  root: string;
+  database: string;
+  config: string;
+  repos: string;
+  logs: string;
+  runLogs: string;
+}
+
+export function statePaths(env: NodeJS.ProcessEnv = process.env): StatePaths {
+  const configured = env.CODEALMANAC_HOME?.trim();
+  const root = configured ? resolve(expandHome(configured, env)) : join(homeDir(env), ".codealmanac");
+  return {
+    root,
+    database: join(root, "codealmanac.db"),
+    config: join(root, "config.toml"),
+    repos: join(root, "repos"),
+    logs: join(root, "logs"),
+    runLogs: join(root, "logs", "runs"),
+  };
+}
+
+export function indexPath(paths: StatePaths, repositoryId: string): string {
+  return join(paths.repos, repositoryId, "index.db");
+}
+
+export function homeDir(env: NodeJS.ProcessEnv = process.env): string {
+  return env.HOME?.trim() || homedir();
+}
+
+export function expandHome(path: string, env: NodeJS.ProcessEnv = process.env): string {
+  if (path === "~") return homeDir(env);
+  if (path.startsWith("~/")) return join(homeDir(env), path.slice(2));
+  return path;
+}

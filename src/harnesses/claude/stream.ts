@@ -1,0 +1,536 @@
+/**
+ * Incremental parser for `claude -p --output-format stream-json --verbose` stdout
+ * (agent-cli-formats.md §1.2), projecting each line to normalized harness events
+ * (harnesses.md §6.1).
+ *
+ * It is deliberately forgiving: non-JSON lines, unknown line types, unknown block
+ * types and missing fields are skipped, never thrown. The `result` line is
+ * captured for the adapter rather than emitted as an event.
+ */
+import { isAbsolute, relative, sep } from "node:path";
+import { z } from "zod";
+import type {
+  HarnessActor,
+  HarnessEvent,
+  HarnessEventKind,
+  HarnessToolDisplay,
+  ToolDisplayKind,
+} from "../events.js";
+import type { HarnessFailure } from "../types.js";
+
+// ---------------------------------------------------------------------------
+// The result line
+
+export interface ClaudeResultUsage {
+  input_tokens?: number;
+  output_tokens?: number;
+  cache_creation_input_tokens?: number;
+  cache_read_input_tokens?: number;
+  [key: string]: unknown;
+}
+
+/** The final `result` line (agent-cli-formats.md §1.2.6); unknown fields are kept. */
+export interface ClaudeResultLine {
+  type: "result";
+  subtype: string;
+  /** Authoritative failure flag; when absent it is derived from `subtype`. */
+  is_error: boolean;
+  /** Final answer, or the error text on `success` + `is_error`. Absent on error subtypes. */
+  result?: string;
+  errors?: string[];
+  session_id?: string;
+  total_cost_usd?: number;
+  num_turns?: number;
+  duration_ms?: number;
+  usage?: ClaudeResultUsage;
+  [key: string]: unknown;
+}
+
+const tokenCount = z.number().finite().nonnegative().optional().catch(undefined);
+
+const ResultLineSchema = z.looseObject({
+  type: z.literal("result"),
+  subtype: z.string().catch("unknown"),
+  is_error: z.boolean().optional().catch(undefined),
+  result: z.string().optional().catch(undefined),
+  errors: z
+    .array(z.unknown())
+    .transform((items) => items.filter((item): item is string => typeof item === "string"))
+    .optional()
+    .catch(undefined),
+  session_id: z.string().optional().catch(undefined),
+  total_cost_usd: z.number().finite().optional().catch(undefined),
+  num_turns: z.number().finite().optional().catch(undefined),
+  duration_ms: z.number().finite().optional().catch(undefined),
+  usage: z
+    .looseObject({
+      input_tokens: tokenCount,
+      output_tokens: tokenCount,
+      cache_creation_input_tokens: tokenCount,
+      cache_read_input_tokens: tokenCount,
+    })
+    .optional()
+    .catch(undefined),
+});
+
+function toResultLine(line: Record<string, unknown>): ClaudeResultLine | null {
+  const parsed = ResultLineSchema.safeParse(line);
+  if (!parsed.success) return null;
+  const { is_error, ...rest } = parsed.data;
+  return { ...rest, is_error: is_error ?? rest.subtype !== "success" };
+}
+
+// ---------------------------------------------------------------------------
+// Failure classification (harnesses.md §6.1)
+
+export const CLAUDE_LOGIN_FIX = "Run `claude auth login` or set ANTHROPIC_API_KEY";
+
+export interface ClaudeFailureInput {
+  /** Error text: the result text, joined `errors`, or a synthetic message's text. */
+  text: string;
+  /** Result subtype (`success`, `error_max_turns`, …). */
+  subtype?: string;
+  /** Top-level `error` of a synthetic assistant line or an `api_retry` line. */
+  error?: string;
+}
+
+export function classifyClaudeFailure(input: ClaudeFailureInput): HarnessFailure {
+  const text = input.text.trim();
+  const subtype = input.subtype?.trim() || undefined;
+  const error = input.error?.trim() || undefined;
+  const message = text || (subtype ? `claude ${subtype}` : error ? `claude ${error}` : "claude failed");
+  if (/not logged in/i.test(text) || /authentication/i.test(text) || error === "authentication_failed") {
+    return { provider: "claude", code: "claude.not_authenticated", message, fix: CLAUDE_LOGIN_FIX };
+  }
+  if (subtype === "error_max_turns") return { provider: "claude", code: "claude.error_max_turns", message };
+  if (subtype === "error_max_budget_usd") {
+    return { provider: "claude", code: "claude.max_budget_exceeded", message };
+  }
+  if (subtype && subtype !== "success") return { provider: "claude", code: `claude.${codePart(subtype)}`, message };
+  if (error) return { provider: "claude", code: `claude.${codePart(error)}`, message };
+  return { provider: "claude", code: "claude.process_failed", message };
+}
+
+/** The failure a result line reports, or null when it reports success. */
+export function classifyClaudeResult(result: ClaudeResultLine): HarnessFailure | null {
+  if (!result.is_error && result.subtype === "success") return null;
+  const text = result.result?.trim() || (result.errors ?? []).join("; ");
+  return classifyClaudeFailure({ text, subtype: result.subtype });
+}
+
+function codePart(text: string): string {
+  return text.toLowerCase().replace(/[^a-z0-9_]+/g, "_") || "unknown";
+}
+
+// ---------------------------------------------------------------------------
+// Tool display (harnesses.md §5.5)
+
+const DISPLAY_KINDS: Record<string, ToolDisplayKind> = {
+  Read: "read",
+  Write: "write",
+  Edit: "edit",
+  MultiEdit: "edit",
+  NotebookEdit: "edit",
+  Bash: "shell",
+  BashOutput: "shell",
+  KillBash: "shell",
+  KillShell: "shell",
+  Grep: "search",
+  Glob: "search",
+  LS: "search",
+  WebFetch: "web",
+  WebSearch: "web",
+  Agent: "agent",
+  Task: "agent",
+};
+
+export function toolDisplayKind(toolName: string): ToolDisplayKind {
+  if (toolName.startsWith("mcp__")) return "mcp";
+  return DISPLAY_KINDS[toolName] ?? "unknown";
+}
+
+const TITLE_LIMIT = 120;
+
+// ---------------------------------------------------------------------------
+// The parser
+
+export interface ClaudeStreamParserOptions {
+  /** The run's cwd: tool paths inside it are shown relative to it. */
+  cwd?: string;
+}
+
+export interface ClaudeStreamParser {
+  /** Feed one stdout line; returns the events it produced (possibly none). */
+  push(line: string): HarnessEvent[];
+  /** The captured `result` line and the first session id seen. */
+  finish(): { result: ClaudeResultLine | null; sessionId: string | null };
+  /** Set by the first `system/api_retry` with `error: "authentication_failed"`; retrying will not help. */
+  readonly authenticationFailure: HarnessFailure | null;
+}
+
+interface KnownTool {
+  name: string;
+  display: HarnessToolDisplay & { title: string };
+}
+
+interface Helper {
+  label: string;
+  parentThreadId: string | undefined;
+}
+
+type Json = Record<string, unknown>;
+
+export function createClaudeStreamParser(options: ClaudeStreamParserOptions = {}): ClaudeStreamParser {
+  let sessionId: string | null = null;
+  let result: ClaudeResultLine | null = null;
+  let authenticationFailure: HarnessFailure | null = null;
+  const roots = options.cwd ? [options.cwd] : [];
+  const tools = new Map<string, KnownTool>();
+  const helpers = new Map<string, Helper>();
+  const spawned = new Set<string>();
+  const completed = new Set<string>();
+
+  function helperFor(toolUseId: string, parentThreadId?: string): Helper {
+    let helper = helpers.get(toolUseId);
+    if (!helper) {
+      helper = { label: `Helper ${helpers.size + 1}`, parentThreadId: parentThreadId ?? sessionId ?? undefined };
+      helpers.set(toolUseId, helper);
+    }
+    return helper;
+  }
+
+  function actorFor(parentToolUseId: string | undefined): HarnessActor {
+    if (parentToolUseId) {
+      const helper = helperFor(parentToolUseId);
+      const actor: HarnessActor = {
+        thread_id: parentToolUseId,
+        role: "helper",
+        label: helper.label,
+        confidence: "derived",
+      };
+      if (helper.parentThreadId) actor.parent_thread_id = helper.parentThreadId;
+      return actor;
+    }
+    if (sessionId) return { thread_id: sessionId, role: "root", label: "Main", confidence: "provider" };
+    return { role: "unknown", label: "Unknown actor", confidence: "unknown" };
+  }
+
+  function event(kind: HarnessEventKind, message: string, line: Json, parent: string | undefined): HarnessEvent {
+    const built: HarnessEvent = {
+      kind,
+      message: readable(message) || kind.replace(/_/g, " "),
+      actor: actorFor(parent),
+    };
+    if (sessionId) built.provider_session_id = sessionId;
+    const uuid = text(line.uuid);
+    if (uuid) built.provider_event_id = uuid;
+    if (parent) built.provider_parent_tool_use_id = parent;
+    return built;
+  }
+
+  function relativePath(path: string): string {
+    if (!isAbsolute(path)) return path;
+    for (const root of roots) {
+      if (path === root) return ".";
+      const rel = relative(root, path);
+      if (rel && !rel.startsWith("..") && !isAbsolute(rel)) return rel.split(sep).join("/");
+    }
+    return path;
+  }
+
+  function describeTool(name: string, input: Json): KnownTool["display"] {
+    const kind = toolDisplayKind(name);
+    const rawPath = text(input.file_path) ?? text(input.notebook_path) ?? text(input.path);
+    const path = rawPath ? relativePath(rawPath) : undefined;
+    const command = text(input.command);
+    const display: KnownTool["display"] = { kind, title: name };
+    if (path) display.path = path;
+    if (command) display.command = command;
+    display.title = clip(toolTitle(name, kind, input, path, command), TITLE_LIMIT);
+    return display;
+  }
+
+  function onSession(line: Json, out: HarnessEvent[]): void {
+    if (sessionId) return;
+    const id = text(line.session_id);
+    if (!id) return;
+    sessionId = id;
+    out.push(event("provider_session", `Claude session ${id}`, line, undefined));
+  }
+
+  function onSystem(line: Json, out: HarnessEvent[]): void {
+    const subtype = text(line.subtype);
+    if (subtype === "init") {
+      const cwd = text(line.cwd);
+      if (cwd && !roots.includes(cwd)) roots.push(cwd);
+      return;
+    }
+    if (subtype !== "api_retry") return;
+    const error = text(line.error);
+    const status = typeof line.error_status === "number" ? ` (HTTP ${line.error_status})` : "";
+    const attempt = typeof line.attempt === "number" ? line.attempt : undefined;
+    const max = typeof line.max_retries === "number" ? line.max_retries : undefined;
+    const tries = attempt !== undefined ? ` (attempt ${attempt}${max !== undefined ? ` of ${max}` : ""})` : "";
+    if (error === "authentication_failed") {
+      if (authenticationFailure) return; // one error is enough; later retries are noise
+      authenticationFailure = classifyClaudeFailure({
+        text: `Claude API authentication failed${status}`,
+        error,
+      });
+      const failed = event("error", `${authenticationFailure.message}${tries}`, line, undefined);
+      failed.failure = { ...authenticationFailure };
+      out.push(failed);
+      return;
+    }
+    out.push(event("warning", `Claude API retry${tries}: ${error ?? "request failed"}${status}`, line, undefined));
+  }
+
+  function onAssistant(line: Json, out: HarnessEvent[]): void {
+    const parent = text(line.parent_tool_use_id);
+    const content = record(line.message)?.content;
+    const blocks = Array.isArray(content) ? content.map(record).filter((b): b is Json => b !== null) : [];
+    const syntheticError = text(line.error);
+    if (syntheticError) {
+      const errorText = blocks
+        .map((block) => (block.type === "text" ? (text(block.text) ?? "") : ""))
+        .join("\n")
+        .trim();
+      const failure = classifyClaudeFailure({ text: errorText, error: syntheticError });
+      const failed = event("error", failure.message, line, parent);
+      failed.failure = { ...failure };
+      out.push(failed);
+      return;
+    }
+    for (const block of blocks) {
+      if (block.type === "text") {
+        const said = text(block.text);
+        if (said) out.push(event("text", said.trim(), line, parent));
+      } else if (block.type === "tool_use") {
+        onToolUse(block, line, parent, out);
+      }
+    }
+  }
+
+  function onToolUse(block: Json, line: Json, parent: string | undefined, out: HarnessEvent[]): void {
+    const id = text(block.id);
+    const name = text(block.name) ?? "tool";
+    const input = record(block.input) ?? {};
+    const display = describeTool(name, input);
+    if (id) tools.set(id, { name, display });
+    const used = event("tool_use", display.title, line, parent);
+    if (id) used.tool_id = id;
+    used.tool_name = name;
+    used.tool_input = JSON.stringify(block.input ?? {});
+    used.tool_display = { ...display, status: "started" };
+    out.push(used);
+
+    if (display.kind !== "agent" || !id || spawned.has(id)) return;
+    spawned.add(id);
+    const spawner = actorFor(parent);
+    const helper = helperFor(id, spawner.thread_id);
+    const about = text(input.description) ?? firstLine(text(input.prompt) ?? "");
+    const spawn = event("agent_spawned", `spawned ${helper.label}${about ? `: ${about}` : ""}`, line, parent);
+    spawn.tool_id = id;
+    spawn.tool_name = name;
+    spawn.agent_trace = { child_thread_id: id, child_thread_ids: [id] };
+    if (spawner.thread_id) spawn.agent_trace.parent_thread_id = spawner.thread_id;
+    const prompt = text(input.prompt);
+    if (prompt) spawn.agent_trace.prompt = prompt;
+    const model = text(input.model);
+    if (model) spawn.agent_trace.model = model;
+    out.push(spawn);
+  }
+
+  function onUser(line: Json, out: HarnessEvent[]): void {
+    const parent = text(line.parent_tool_use_id);
+    const content = record(line.message)?.content;
+    if (!Array.isArray(content)) return; // prompt echoes carry plain strings
+    for (const block of content.map(record)) {
+      if (block?.type !== "tool_result") continue;
+      const id = text(block.tool_use_id);
+      const known = id ? tools.get(id) : undefined;
+      const isError = block.is_error === true;
+      const output = toolResultContent(block.content);
+      const outputText = typeof output === "string" ? output : "";
+      const title = known?.display.title ?? "Tool";
+      const message = isError
+        ? `${title}: failed${outputText.trim() ? `: ${clip(firstLine(outputText), TITLE_LIMIT)}` : ""}`
+        : `${title}: done`;
+      const finished = event("tool_result", message, line, parent);
+      if (id) finished.tool_id = id;
+      if (known) finished.tool_name = known.name;
+      finished.tool_result = output;
+      finished.tool_is_error = isError;
+      finished.tool_display = {
+        ...(known?.display ?? { kind: "unknown", title }),
+        status: isError ? "failed" : "completed",
+      };
+      if (isError && outputText.trim()) finished.tool_display.summary = clip(firstLine(outputText), 280);
+      out.push(finished);
+
+      if (!id || !spawned.has(id) || completed.has(id)) continue;
+      completed.add(id);
+      const helper = helperFor(id);
+      const done = event("agent_completed", `${helper.label} ${isError ? "failed" : "finished"}`, line, parent);
+      done.tool_id = id;
+      done.agent_trace = { child_thread_id: id, child_thread_ids: [id] };
+      if (helper.parentThreadId) done.agent_trace.parent_thread_id = helper.parentThreadId;
+      if (outputText.trim()) done.agent_trace.result = outputText.trim();
+      out.push(done);
+    }
+  }
+
+  function onStreamEvent(line: Json, out: HarnessEvent[]): void {
+    const inner = record(line.event);
+    const delta = record(inner?.delta);
+    if (inner?.type !== "content_block_delta" || delta?.type !== "text_delta") return;
+    const piece = text(delta.text);
+    if (piece) out.push(event("text_delta", piece, line, text(line.parent_tool_use_id)));
+  }
+
+  function onToolUseSummary(line: Json, out: HarnessEvent[]): void {
+    const summary = text(line.summary);
+    if (!summary) return;
+    const summarized = event("tool_summary", summary, line, text(line.parent_tool_use_id));
+    const ids = Array.isArray(line.preceding_tool_use_ids) ? line.preceding_tool_use_ids : [];
+    const last = ids.length > 0 ? text(ids[ids.length - 1]) : undefined;
+    if (last) summarized.tool_id = last;
+    out.push(summarized);
+  }
+
+  function pushOne(raw: string): HarnessEvent[] {
+    const trimmed = raw.trim();
+    if (!trimmed.startsWith("{")) return [];
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(trimmed);
+    } catch {
+      return [];
+    }
+    const line = record(parsed);
+    const type = line ? text(line.type) : undefined;
+    if (!line || !type) return [];
+
+    const out: HarnessEvent[] = [];
+    onSession(line, out);
+    switch (type) {
+      case "system":
+        onSystem(line, out);
+        break;
+      case "assistant":
+        onAssistant(line, out);
+        break;
+      case "user":
+        onUser(line, out);
+        break;
+      case "stream_event":
+        onStreamEvent(line, out);
+        break;
+      case "tool_use_summary":
+        onToolUseSummary(line, out);
+        break;
+      case "result":
+        result = toResultLine(line) ?? result;
+        break;
+      default:
+        break; // unknown line types are expected from newer CLIs
+    }
+    return out;
+  }
+
+  return {
+    push(line: string): HarnessEvent[] {
+      if (!line.includes("\n")) return pushOne(line);
+      return line.split("\n").flatMap(pushOne);
+    },
+    finish() {
+      return { result, sessionId };
+    },
+    get authenticationFailure() {
+      return authenticationFailure;
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------
+// Helpers
+
+function toolTitle(
+  name: string,
+  kind: ToolDisplayKind,
+  input: Json,
+  path: string | undefined,
+  command: string | undefined,
+): string {
+  switch (kind) {
+    case "read":
+    case "write":
+    case "edit":
+      return path ? `${name} ${path}` : name;
+    case "shell": {
+      if (command) return `${name}: ${firstLine(command)}`;
+      const shell = text(input.bash_id) ?? text(input.shell_id);
+      return shell ? `${name} ${shell}` : name;
+    }
+    case "search": {
+      const pattern = text(input.pattern);
+      const where = path ? ` in ${path}` : "";
+      if (!pattern) return path ? `${name} ${path}` : name;
+      return name === "Grep" ? `${name} "${pattern}"${where}` : `${name} ${pattern}${where}`;
+    }
+    case "web": {
+      const url = text(input.url);
+      const query = text(input.query);
+      return url ? `${name} ${url}` : query ? `${name} "${query}"` : name;
+    }
+    case "agent": {
+      const about = text(input.description) ?? firstLine(text(input.prompt) ?? "");
+      return about ? `${name}: ${about}` : name;
+    }
+    case "mcp": {
+      const [, server, ...tool] = name.split("__");
+      return server && tool.length > 0 ? `MCP ${server}/${tool.join("__")}` : name;
+    }
+    default:
+      return path ? `${name} ${path}` : command ? `${name}: ${firstLine(command)}` : name;
+  }
+}
+
+/** Tool result content: strings stay; an array of text blocks becomes their joined text. */
+function toolResultContent(content: unknown): unknown {
+  if (typeof content === "string") return content;
+  if (Array.isArray(content)) {
+    const blocks = content.map(record);
+    if (blocks.every((block) => block?.type === "text" && typeof block.text === "string")) {
+      return blocks.map((block) => block?.text as string).join("\n");
+    }
+    return content;
+  }
+  return content ?? null;
+}
+
+function record(value: unknown): Json | null {
+  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Json) : null;
+}
+
+/** A non-blank string, or undefined. */
+function text(value: unknown): string | undefined {
+  return typeof value === "string" && value.trim() !== "" ? value : undefined;
+}
+
+function firstLine(value: string): string {
+  return (
+    value
+      .split("\n")
+      .map((line) => line.trim())
+      .find((line) => line !== "") ?? ""
+  );
+}
+
+function clip(value: string, limit: number): string {
+  return value.length <= limit ? value : `${value.slice(0, limit - 1)}…`;
+}
+
+function readable(value: string): string {
+  return value.trim();
+}

@@ -1,0 +1,267 @@
+/**
+ * The normalized harness event (harnesses.md §3): what every agent adapter emits,
+ * whatever the provider, and what the run ledger stores as `harness_event`.
+ *
+ * The TypeScript types are what adapters produce. `HarnessEventSchema` is for
+ * reading events back (from the ledger, from older or newer writers): it is
+ * tolerant — extra fields pass through and unknown vocabulary degrades to
+ * `unknown` — so a newer writer never breaks an older reader.
+ */
+import { z } from "zod";
+
+export const HARNESS_KINDS = ["claude", "codex"] as const;
+export type HarnessKind = (typeof HARNESS_KINDS)[number];
+
+export const HARNESS_RUN_STATUSES = ["succeeded", "failed", "cancelled"] as const;
+export type HarnessRunStatus = (typeof HARNESS_RUN_STATUSES)[number];
+
+/** The 20 provider-neutral kinds, then the 3 CodeAlmanac synthesizes for helper agents. */
+export const HARNESS_EVENT_KINDS = [
+  "text_delta",
+  "text",
+  "tool_use",
+  "tool_result",
+  "tool_summary",
+  "tool_request",
+  "approval_request",
+  "user_input_request",
+  "request_resolved",
+  "context_usage",
+  "provider_session",
+  "warning",
+  "error",
+  "done",
+  "hook",
+  "rate_limit",
+  "goal_updated",
+  "goal_cleared",
+  "stream_event",
+  "unknown",
+  "agent_spawned",
+  "agent_wait_started",
+  "agent_completed",
+] as const;
+export type HarnessEventKind = (typeof HARNESS_EVENT_KINDS)[number];
+
+export const ACTOR_ROLES = ["root", "helper", "unknown"] as const;
+export type HarnessActorRole = (typeof ACTOR_ROLES)[number];
+
+export const ACTOR_CONFIDENCES = ["provider", "derived", "unknown"] as const;
+export type HarnessActorConfidence = (typeof ACTOR_CONFIDENCES)[number];
+
+export const TOOL_DISPLAY_KINDS = [
+  "read",
+  "write",
+  "edit",
+  "search",
+  "shell",
+  "mcp",
+  "web",
+  "agent",
+  "image",
+  "unknown",
+] as const;
+export type ToolDisplayKind = (typeof TOOL_DISPLAY_KINDS)[number];
+
+export const TOOL_DISPLAY_STATUSES = ["started", "completed", "failed", "declined"] as const;
+export type ToolDisplayStatus = (typeof TOOL_DISPLAY_STATUSES)[number];
+
+export interface HarnessActor {
+  thread_id?: string;
+  role: HarnessActorRole;
+  parent_thread_id?: string;
+  label?: string;
+  confidence: HarnessActorConfidence;
+}
+
+export interface HarnessToolDisplay {
+  kind?: ToolDisplayKind;
+  title?: string;
+  path?: string;
+  command?: string;
+  cwd?: string;
+  status?: ToolDisplayStatus;
+  exit_code?: number;
+  duration_ms?: number;
+  summary?: string;
+  provider_thread_id?: string;
+  provider_turn_id?: string;
+}
+
+export interface HarnessUsage {
+  input_tokens?: number;
+  cached_input_tokens?: number;
+  output_tokens?: number;
+  reasoning_output_tokens?: number;
+  total_tokens?: number;
+  total_processed_tokens?: number;
+  max_tokens?: number;
+}
+
+/** Failure as carried on an event; `code` is optional here, unlike `HarnessFailure`. */
+export interface HarnessEventFailure {
+  provider: HarnessKind;
+  message: string;
+  fix?: string;
+  code?: string;
+  raw?: unknown;
+  details?: Record<string, unknown>;
+}
+
+export interface HarnessAgentTrace {
+  parent_thread_id?: string;
+  child_thread_id?: string;
+  child_thread_ids: string[];
+  prompt?: string;
+  model?: string;
+  reasoning_effort?: string;
+  result?: string;
+}
+
+export interface HarnessEvent {
+  kind: HarnessEventKind;
+  /** Non-blank, human-readable: `Read src/totals.ts`, `Bash: git status`. */
+  message: string;
+  status?: HarnessRunStatus;
+  actor?: HarnessActor;
+  tool_id?: string;
+  tool_name?: string;
+  /** The tool input as readable text (a JSON string for structured inputs). */
+  tool_input?: string;
+  tool_display?: HarnessToolDisplay;
+  tool_result?: unknown;
+  tool_is_error?: boolean;
+  usage?: HarnessUsage;
+  provider_session_id?: string;
+  provider_event_id?: string;
+  provider_parent_tool_use_id?: string;
+  source_thread_id?: string;
+  source_turn_id?: string;
+  source_role?: HarnessActorRole;
+  failure?: HarnessEventFailure;
+  agent_trace?: HarnessAgentTrace;
+  raw?: unknown;
+}
+
+// ---------------------------------------------------------------------------
+// Reading events back: tolerant schema.
+
+const nonBlank = z.string().refine((value) => value.trim() !== "", { message: "must not be blank" });
+
+/** A closed vocabulary that degrades to `fallback` for values a newer writer added. */
+function openEnum<const T extends readonly [string, ...string[]]>(values: T, fallback: T[number]) {
+  const known = new Set<string>(values);
+  return z.string().transform((value): T[number] => (known.has(value) ? (value as T[number]) : fallback));
+}
+
+const count = z.number().finite().nonnegative();
+
+const ActorSchema = z.looseObject({
+  thread_id: nonBlank.optional(),
+  role: openEnum(ACTOR_ROLES, "unknown"),
+  parent_thread_id: nonBlank.optional(),
+  label: nonBlank.optional(),
+  confidence: openEnum(ACTOR_CONFIDENCES, "unknown"),
+});
+
+const ToolDisplaySchema = z.looseObject({
+  kind: openEnum(TOOL_DISPLAY_KINDS, "unknown").optional(),
+  title: nonBlank.optional(),
+  path: nonBlank.optional(),
+  command: nonBlank.optional(),
+  cwd: nonBlank.optional(),
+  // No `unknown` member to fall back to: an unrecognised status is dropped.
+  status: z.enum(TOOL_DISPLAY_STATUSES).optional().catch(undefined),
+  exit_code: z.number().int().optional(),
+  duration_ms: count.optional(),
+  summary: nonBlank.optional(),
+  provider_thread_id: nonBlank.optional(),
+  provider_turn_id: nonBlank.optional(),
+});
+
+const UsageSchema = z.looseObject({
+  input_tokens: count.optional(),
+  cached_input_tokens: count.optional(),
+  output_tokens: count.optional(),
+  reasoning_output_tokens: count.optional(),
+  total_tokens: count.optional(),
+  total_processed_tokens: count.optional(),
+  max_tokens: count.optional(),
+});
+
+const FailureSchema = z.looseObject({
+  provider: z.enum(HARNESS_KINDS),
+  message: nonBlank,
+  fix: nonBlank.optional(),
+  code: nonBlank.optional(),
+  raw: z.unknown().optional(),
+  details: z.record(z.string(), z.unknown()).optional(),
+});
+
+const AgentTraceSchema = z.looseObject({
+  parent_thread_id: nonBlank.optional(),
+  child_thread_id: nonBlank.optional(),
+  child_thread_ids: z.array(z.string()).default([]),
+  prompt: nonBlank.optional(),
+  model: nonBlank.optional(),
+  reasoning_effort: nonBlank.optional(),
+  result: nonBlank.optional(),
+});
+
+export const HarnessEventSchema = z.looseObject({
+  kind: nonBlank.pipe(openEnum(HARNESS_EVENT_KINDS, "unknown")),
+  message: nonBlank,
+  status: z.enum(HARNESS_RUN_STATUSES).optional(),
+  actor: ActorSchema.optional(),
+  tool_id: nonBlank.optional(),
+  tool_name: nonBlank.optional(),
+  tool_input: nonBlank.optional(),
+  tool_display: ToolDisplaySchema.optional(),
+  tool_result: z.unknown().optional(),
+  tool_is_error: z.boolean().optional(),
+  usage: UsageSchema.optional(),
+  provider_session_id: nonBlank.optional(),
+  provider_event_id: nonBlank.optional(),
+  provider_parent_tool_use_id: nonBlank.optional(),
+  source_thread_id: nonBlank.optional(),
+  source_turn_id: nonBlank.optional(),
+  source_role: openEnum(ACTOR_ROLES, "unknown").optional(),
+  failure: FailureSchema.optional(),
+  agent_trace: AgentTraceSchema.optional(),
+  raw: z.unknown().optional(),
+});
+
+// The schema's output must stay usable wherever a HarnessEvent is expected.
+type _SchemaMatchesType = z.output<typeof HarnessEventSchema> extends HarnessEvent ? true : never;
+const _schemaMatchesType: _SchemaMatchesType = true;
+void _schemaMatchesType;
+
+/** Parse an event that crossed a boundary (ledger row, file); throws a ZodError when invalid. */
+export function parseHarnessEvent(value: unknown): HarnessEvent {
+  return HarnessEventSchema.parse(value);
+}
+
+// ---------------------------------------------------------------------------
+// Harness event kind → run event kind (lifecycle-operations.md §4).
+
+export type RunEventKind = "tool" | "output" | "error";
+
+const TOOL_KINDS: ReadonlySet<HarnessEventKind> = new Set<HarnessEventKind>([
+  "tool_use",
+  "tool_result",
+  "tool_summary",
+  "context_usage",
+  "provider_session",
+  "warning",
+  "agent_spawned",
+  "agent_wait_started",
+  "agent_completed",
+]);
+
+/** The run event kind a harness event is stored as; `null` means drop it (`text_delta`). */
+export function runEventKindFor(kind: HarnessEventKind): RunEventKind | null {
+  if (kind === "text_delta") return null;
+  if (kind === "error") return "error";
+  if (TOOL_KINDS.has(kind)) return "tool";
+  return "output";
+}

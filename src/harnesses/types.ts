@@ -1,0 +1,71 @@
+/**
+ * The adapter port between lifecycle operations and external coding agents
+ * (harnesses.md §2). One adapter per agent CLI; the runner only sees this shape.
+ */
+import type { HarnessEvent, HarnessKind, HarnessRunStatus, HarnessUsage } from "./events.js";
+
+export type { HarnessEvent, HarnessKind, HarnessRunStatus, HarnessUsage } from "./events.js";
+
+export interface HarnessReadiness {
+  kind: HarnessKind;
+  available: boolean;
+  /** Non-blank, one line. */
+  message: string;
+  /** What the user can do about it, when not available. */
+  repair?: string;
+}
+
+export interface HarnessRunRequest {
+  /** Passed to the provider verbatim. */
+  model: string;
+  /** Repository root; the agent runs there. */
+  cwd: string;
+  /** Forwarded byte-for-byte. */
+  prompt: string;
+  /** Provider session id chosen up front (a UUID for Claude), so the transcript is known before the run. */
+  sessionId: string;
+  /** When > 0: stop the agent and fail with code `timeout` after this many milliseconds. */
+  timeoutMs?: number;
+  /** Environment for the agent process; defaults to `process.env`. */
+  env?: NodeJS.ProcessEnv;
+  /** Receives the agent's stderr as it arrives. */
+  onStderr?: (text: string) => void;
+  /** Aborting stops the agent and ends the run as `cancelled`. */
+  signal?: AbortSignal;
+}
+
+export interface HarnessFailure {
+  provider: HarnessKind;
+  /** Stable, machine-readable: `claude.not_authenticated`, `timeout`, … */
+  code: string;
+  message: string;
+  fix?: string;
+}
+
+export interface HarnessRunResult {
+  kind: HarnessKind;
+  status: HarnessRunStatus;
+  /** The final answer on success, else the failure text; never blank. */
+  outputText: string;
+  /** First line (≤ 200 chars) of the final answer, when succeeded. */
+  summary: string | null;
+  failure: HarnessFailure | null;
+  /** Provider session id, when the provider reported one. */
+  sessionId: string | null;
+  transcriptPath: string | null;
+  costUsd: number | null;
+  usage: HarnessUsage | null;
+  /** Everything delivered to `onEvent`, in order; ends with exactly one `done`. */
+  events: HarnessEvent[];
+}
+
+export interface HarnessAdapter {
+  readonly kind: HarnessKind;
+  /** Fast and side-effect free: never starts an agent. */
+  readiness(env?: NodeJS.ProcessEnv): Promise<HarnessReadiness>;
+  /**
+   * Runs the agent to completion. Provider failures resolve as a `failed` result;
+   * the promise rejects only when `onEvent` itself throws (with that error).
+   */
+  run(request: HarnessRunRequest, onEvent: (event: HarnessEvent) => void): Promise<HarnessRunResult>;
+}

@@ -1,0 +1,384 @@
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Db } from "../core/sqlite.js";
+import { comparePaths, scanWiki, type ScannedFile, type WikiScan } from "./scan.js";
+import type { ParsedFile, PageParser } from "./parse-file.js";
+
+export interface RefreshResult {
+  changed: number;
+  removed: number;
+  pages_indexed: number;
+  files_seen: number;
+  files_skipped: number;
+}
+
+export interface RefreshOutcome {
+  result: RefreshResult;
+  created: string[];
+  updated: string[];
+  deleted: string[];
+  scan: WikiScan;
+}
+
+interface ManifestRow {
+  rel_path: string;
+  size: number;
+  mtime_ms: number;
+  checked_at: number;
+  content_hash: string;
+  slug: string | null;
+  state: FileState;
+}
+
+/** page: indexed; collision: lost its route; skipped: unreadable, undecodable or binary. */
+type FileState = "page" | "collision" | "skipped";
+
+interface TopicsStamp {
+  size: number;
+  mtimeMs: number;
+  checkedAt: number;
+  hash: string;
+}
+
+/** A file modified this close to when it was last checked may change again within the same mtime. */
+const RACY_WINDOW_MS = 2_000;
+
+export interface IndexWriterOptions {
+  db: Db;
+  almanacPath: string;
+  now: () => number;
+  loadParser: () => Promise<PageParser>;
+}
+
+/**
+ * Keeps the index in step with almanac/. Freshness comes from stat data; content is
+ * read and hashed only for files whose stat changed, and parsed only when the hash did.
+ */
+export class IndexWriter {
+  constructor(private readonly options: IndexWriterOptions) {}
+
+  async refresh(force = false): Promise<RefreshOutcome> {
+    const { db } = this.options;
+    const scan = scanWiki(this.options.almanacPath);
+    if (!force && this.isFresh(scan)) {
+      return { result: this.counts(scan, 0, 0), created: [], updated: [], deleted: [], scan };
+    }
+    const parser = await this.options.loadParser();
+    return db.transaction(() => this.apply(scan, parser, force)).immediate();
+  }
+
+  private isFresh(scan: WikiScan): boolean {
+    const now = this.options.now();
+    const manifest = this.loadManifest();
+    if (manifest.size !== scan.files.size) return false;
+    for (const file of scan.files.values()) {
+      const row = manifest.get(file.relPath);
+      if (!row || statChanged(row, file) || isRacy(row.mtime_ms, row.checked_at)) return false;
+    }
+    return !this.topicsMayHaveChanged(scan, now);
+  }
+
+  private apply(scan: WikiScan, parser: PageParser, force: boolean): RefreshOutcome {
+    const { db } = this.options;
+    const now = this.options.now();
+    // Re-read inside the write transaction: another process may have refreshed already.
+    const manifest = this.loadManifest();
+    const hashes = new Map<string, string>();
+    const toParse = new Set<string>();
+    const touchOnly: ScannedFile[] = [];
+
+    for (const file of scan.files.values()) {
+      const row = manifest.get(file.relPath);
+      if (!force && row && !statChanged(row, file) && !isRacy(row.mtime_ms, row.checked_at)) continue;
+      const hash = hashFile(file.absPath);
+      if (hash === null) {
+        toParse.add(file.relPath); // unreadable now; parsing records the problem
+        continue;
+      }
+      hashes.set(file.relPath, hash);
+      if (!force && row && row.content_hash === hash) touchOnly.push(file);
+      else toParse.add(file.relPath);
+    }
+    const removedPaths = [...manifest.keys()].filter((rel) => !scan.files.has(rel));
+
+    // Route ownership: every slug touched by a change is re-decided over all files.
+    const bySlug = new Map<string, string[]>();
+    for (const file of scan.files.values()) {
+      const list = bySlug.get(file.slug);
+      if (list) list.push(file.relPath);
+      else bySlug.set(file.slug, [file.relPath]);
+    }
+    const affectedSlugs = new Set<string>();
+    for (const rel of toParse) affectedSlugs.add(scan.files.get(rel)!.slug);
+    for (const rel of removedPaths) {
+      const slug = manifest.get(rel)!.slug;
+      if (slug) affectedSlugs.add(slug);
+    }
+    if (force) for (const slug of bySlug.keys()) affectedSlugs.add(slug);
+
+    const before = new Set(
+      (db.prepare("SELECT slug FROM pages").pluck().all() as string[]).filter((s) => affectedSlugs.has(s)),
+    );
+    const created: string[] = [];
+    const updated: string[] = [];
+    const deleted: string[] = [];
+    const statements = prepareStatements(db);
+    let pageTopicsChanged = force;
+
+    for (const rel of removedPaths) {
+      statements.deleteFile.run(rel);
+      statements.deleteProblems.run(rel);
+    }
+
+    if (force) clearPages(db);
+
+    for (const slug of affectedSlugs) {
+      const candidates = (bySlug.get(slug) ?? []).slice().sort(comparePaths);
+      const owner = [...manifest.values()].find((r) => r.slug === slug && r.state === "page");
+      // The first path in component order keeps the route. A file that cannot be read
+      // as a page yields to the next one, so one bad file never hides the route.
+      let winner: string | null = null;
+      let ownerKept = false;
+      for (const rel of candidates) {
+        if (!force && owner?.rel_path === rel && !toParse.has(rel)) {
+          winner = rel;
+          ownerKept = true;
+          break;
+        }
+        const parsed = parser.parseFile(scan.files.get(rel)!, hashes.get(rel));
+        if (parsed.state === "page") {
+          statements.deletePage.run(slug);
+          this.storeParsed(statements, parsed);
+          winner = rel;
+          if (before.has(slug)) updated.push(slug);
+          else created.push(slug);
+          break;
+        }
+        this.storeParsed(statements, parsed);
+      }
+      if (!ownerKept) pageTopicsChanged = true;
+      if (winner === null) {
+        statements.deletePage.run(slug);
+        if (before.has(slug)) deleted.push(slug);
+      }
+      const losers = winner === null ? [] : candidates.slice(candidates.indexOf(winner) + 1);
+      for (const rel of losers) {
+        const file = scan.files.get(rel)!;
+        const hash = hashes.get(rel) ?? manifest.get(rel)?.content_hash ?? hashFile(file.absPath) ?? "";
+        statements.upsertFile.run(rel, file.size, file.mtimeMs, now, hash, slug, "collision");
+        statements.deleteProblems.run(rel);
+      }
+    }
+
+    for (const file of touchOnly) {
+      const row = manifest.get(file.relPath)!;
+      statements.upsertFile.run(file.relPath, file.size, file.mtimeMs, now, row.content_hash, row.slug, row.state);
+      if (row.state === "page" && row.slug) statements.touchPage.run(Math.floor(file.mtimeMs / 1000), row.slug);
+    }
+
+    const topicsChanged = this.refreshTopicsStamp(scan, now, force);
+    if (topicsChanged || pageTopicsChanged) rebuildTopics(db, parser, this.options.almanacPath);
+
+    return {
+      result: this.counts(scan, created.length + updated.length, deleted.length),
+      created: created.sort(),
+      updated: updated.sort(),
+      deleted: deleted.sort(),
+      scan,
+    };
+  }
+
+  private storeParsed(statements: Statements, parsed: ParsedFile): void {
+    const now = this.options.now();
+    const { file } = parsed;
+    statements.upsertFile.run(
+      file.relPath,
+      file.size,
+      file.mtimeMs,
+      now,
+      parsed.hash,
+      file.slug,
+      parsed.state === "page" ? "page" : "skipped",
+    );
+    statements.deleteProblems.run(file.relPath);
+    parsed.problems.forEach((p, i) => statements.insertProblem.run(file.relPath, i, p.category, p.message, p.line));
+    if (parsed.state !== "page" || !parsed.page) return;
+    const page = parsed.page;
+    const slug = file.slug;
+    statements.insertPage.run(
+      slug,
+      file.relPath,
+      page.title,
+      page.summary,
+      Math.floor(file.mtimeMs / 1000),
+      page.body,
+      parsed.emptyBody ? 1 : 0,
+      parsed.truncated ? 1 : 0,
+    );
+    for (const topic of new Set(page.topics)) statements.insertTopic.run(slug, topic);
+    for (const ref of page.file_refs) statements.insertRef.run(slug, ref.path, ref.original_path, ref.is_dir ? 1 : 0);
+    page.sources.forEach((s, i) =>
+      statements.insertSource.run(slug, i, s.source_id, s.source_type, s.target, s.title, s.retrieved_at, s.note),
+    );
+    for (const id of new Set(page.citations)) statements.insertCitation.run(slug, id);
+    for (const target of new Set(page.links)) statements.insertLink.run(slug, target);
+    for (const section of page.sections) {
+      statements.insertSection.run(slug, section.ordinal, page.title, section.heading, section.body);
+    }
+  }
+
+  private loadManifest(): Map<string, ManifestRow> {
+    const rows = this.options.db
+      .prepare("SELECT rel_path, size, mtime_ms, checked_at, content_hash, slug, state FROM files")
+      .all() as ManifestRow[];
+    return new Map(rows.map((r) => [r.rel_path, r]));
+  }
+
+  private readTopicsStamp(): TopicsStamp | null {
+    const row = this.options.db.prepare("SELECT value FROM meta WHERE key = 'topics_stamp'").pluck().get() as
+      | string
+      | undefined;
+    if (!row) return null;
+    try {
+      return JSON.parse(row) as TopicsStamp;
+    } catch {
+      return null;
+    }
+  }
+
+  private topicsMayHaveChanged(scan: WikiScan, now: number): boolean {
+    const stamp = this.readTopicsStamp();
+    const stat = scan.topicsStat;
+    if (!stamp) return true;
+    if (!stat) return stamp.hash !== "";
+    return stamp.size !== stat.size || stamp.mtimeMs !== stat.mtimeMs || isRacy(stamp.mtimeMs, stamp.checkedAt);
+  }
+
+  /** Records topics.yaml's stamp; returns whether its content changed. */
+  private refreshTopicsStamp(scan: WikiScan, now: number, force: boolean): boolean {
+    if (!force && !this.topicsMayHaveChanged(scan, now)) return false;
+    const previous = this.readTopicsStamp();
+    const stat = scan.topicsStat;
+    const hash = stat ? (hashFile(join(this.options.almanacPath, "topics.yaml")) ?? "") : "";
+    const stamp: TopicsStamp = { size: stat?.size ?? 0, mtimeMs: stat?.mtimeMs ?? 0, checkedAt: now, hash };
+    this.options.db
+      .prepare("INSERT INTO meta (key, value) VALUES ('topics_stamp', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
+      .run(JSON.stringify(stamp));
+    return force || previous?.hash !== hash;
+  }
+
+  private counts(scan: WikiScan, changed: number, removed: number): RefreshResult {
+    const db = this.options.db;
+    const pages = db.prepare("SELECT COUNT(*) FROM pages").pluck().get() as number;
+    const skipped = db.prepare("SELECT COUNT(*) FROM files WHERE state != 'page'").pluck().get() as number;
+    return { changed, removed, pages_indexed: pages, files_seen: scan.files.size, files_skipped: skipped };
+  }
+}
+
+interface Statements {
+  upsertFile: import("better-sqlite3").Statement;
+  deleteFile: import("better-sqlite3").Statement;
+  deleteProblems: import("better-sqlite3").Statement;
+  insertProblem: import("better-sqlite3").Statement;
+  deletePage: import("better-sqlite3").Statement;
+  touchPage: import("better-sqlite3").Statement;
+  insertPage: import("better-sqlite3").Statement;
+  insertTopic: import("better-sqlite3").Statement;
+  insertRef: import("better-sqlite3").Statement;
+  insertSource: import("better-sqlite3").Statement;
+  insertCitation: import("better-sqlite3").Statement;
+  insertLink: import("better-sqlite3").Statement;
+  insertSection: import("better-sqlite3").Statement;
+}
+
+function prepareStatements(db: Db): Statements {
+  return {
+    upsertFile: db.prepare(
+      `INSERT INTO files (rel_path, size, mtime_ms, checked_at, content_hash, slug, state) VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT(rel_path) DO UPDATE SET size = excluded.size, mtime_ms = excluded.mtime_ms, checked_at = excluded.checked_at,
+         content_hash = excluded.content_hash, slug = excluded.slug, state = excluded.state`,
+    ),
+    deleteFile: db.prepare("DELETE FROM files WHERE rel_path = ?"),
+    deleteProblems: db.prepare("DELETE FROM file_problems WHERE rel_path = ?"),
+    insertProblem: db.prepare("INSERT INTO file_problems (rel_path, ordinal, category, message, line) VALUES (?, ?, ?, ?, ?)"),
+    deletePage: db.prepare("DELETE FROM pages WHERE slug = ?"),
+    touchPage: db.prepare("UPDATE pages SET updated_at = ? WHERE slug = ?"),
+    insertPage: db.prepare(
+      "INSERT INTO pages (slug, rel_path, title, summary, updated_at, body, empty_body, truncated) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+    ),
+    insertTopic: db.prepare("INSERT OR IGNORE INTO page_topics (page_slug, topic) VALUES (?, ?)"),
+    insertRef: db.prepare("INSERT OR IGNORE INTO file_refs (page_slug, path, original_path, is_dir) VALUES (?, ?, ?, ?)"),
+    insertSource: db.prepare(
+      "INSERT INTO page_sources (page_slug, ordinal, source_id, source_type, target, title, retrieved_at, note) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+    ),
+    insertCitation: db.prepare("INSERT OR IGNORE INTO page_citations (page_slug, source_id) VALUES (?, ?)"),
+    insertLink: db.prepare("INSERT OR IGNORE INTO page_links (source_slug, target_slug) VALUES (?, ?)"),
+    insertSection: db.prepare(
+      "INSERT INTO sections (page_slug, ordinal, page_title, heading, body) VALUES (?, ?, ?, ?, ?)",
+    ),
+  };
+}
+
+/** A full rebuild clears the search table in one step instead of row-by-row trigger deletes. */
+function clearPages(db: Db): void {
+  db.exec(`
+    DROP TRIGGER sections_ad;
+    INSERT INTO sections_fts(sections_fts) VALUES ('delete-all');
+    DELETE FROM sections;
+    DELETE FROM page_topics; DELETE FROM file_refs; DELETE FROM page_sources;
+    DELETE FROM page_citations; DELETE FROM page_links; DELETE FROM pages;
+    CREATE TRIGGER sections_ad AFTER DELETE ON sections BEGIN
+      INSERT INTO sections_fts(sections_fts, rowid, page_title, heading, body)
+      VALUES ('delete', old.id, old.page_title, old.heading, old.body);
+    END;
+  `);
+}
+
+function rebuildTopics(db: Db, parser: PageParser, almanacPath: string): void {
+  const parsed = parser.parseTopics(join(almanacPath, "topics.yaml"));
+  db.exec("DELETE FROM topics; DELETE FROM topic_parents;");
+  db.prepare("DELETE FROM meta WHERE key IN ('topics_problems', 'topic_cycles')").run();
+  if (parsed.problems.length > 0) {
+    db.prepare("INSERT INTO meta (key, value) VALUES ('topics_problems', ?)").run(JSON.stringify(parsed.problems));
+  }
+  const cycles = parser.findCycles(parsed.topics);
+  if (cycles.length > 0) {
+    db.prepare("INSERT INTO meta (key, value) VALUES ('topic_cycles', ?)").run(JSON.stringify(cycles));
+  }
+  const insertTopic = db.prepare(
+    `INSERT INTO topics (slug, title, description, declared) VALUES (?, ?, ?, ?)
+     ON CONFLICT(slug) DO UPDATE SET title = excluded.title, description = excluded.description, declared = excluded.declared`,
+  );
+  const insertEdge = db.prepare("INSERT OR IGNORE INTO topic_parents (child, parent) VALUES (?, ?)");
+  for (const topic of parsed.topics) {
+    insertTopic.run(topic.slug, topic.title ?? parser.titleForSlug(topic.slug), topic.description, 1);
+  }
+  const declared = new Set(parsed.topics.map((t) => t.slug));
+  const ensure = db.prepare("INSERT OR IGNORE INTO topics (slug, title, description, declared) VALUES (?, ?, NULL, 0)");
+  for (const topic of parsed.topics) {
+    for (const parent of topic.parents) {
+      if (parent === topic.slug) continue;
+      if (!declared.has(parent)) ensure.run(parent, parser.titleForSlug(parent));
+      insertEdge.run(topic.slug, parent);
+    }
+  }
+  const adHoc = db.prepare("SELECT DISTINCT topic FROM page_topics").pluck().all() as string[];
+  for (const slug of adHoc) ensure.run(slug, parser.titleForSlug(slug));
+}
+
+function statChanged(row: ManifestRow, file: ScannedFile): boolean {
+  return row.size !== file.size || row.mtime_ms !== file.mtimeMs;
+}
+
+function isRacy(mtimeMs: number, checkedAt: number): boolean {
+  return mtimeMs + RACY_WINDOW_MS > checkedAt;
+}
+
+export function hashFile(path: string): string | null {
+  try {
+    return createHash("sha256").update(readFileSync(path)).digest("hex");
+  } catch {
+    return null;
+  }
+}

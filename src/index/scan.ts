@@ -1,0 +1,150 @@
+import { readdirSync, realpathSync, statSync, type Stats } from "node:fs";
+import { join, relative, sep } from "node:path";
+import { slugForRelPath } from "../wiki/slug.js";
+
+export interface ScannedFile {
+  relPath: string;
+  absPath: string;
+  size: number;
+  mtimeMs: number;
+  slug: string;
+}
+
+export interface ScanWarning {
+  category: "symlink_loop" | "symlink_outside" | "unreadable";
+  path: string;
+  message: string;
+}
+
+export interface WikiScan {
+  almanacPath: string;
+  files: Map<string, ScannedFile>;
+  topicsStat: { size: number; mtimeMs: number } | null;
+  /** Runtime files or folders found directly in almanac/ (they belong under the state root). */
+  runtimeEntries: string[];
+  warnings: ScanWarning[];
+}
+
+/** Root-level folders that never hold pages: the packaged manual and legacy runtime state. */
+const RESERVED_ROOT_DIRS = new Set(["manual", "jobs", "runs"]);
+const RUNTIME_ROOT_ENTRIES = ["index.db", "index.db-wal", "index.db-shm", "jobs", "runs"];
+
+/**
+ * Lists page files with their stat data only; nothing is read or parsed here, which is
+ * what keeps a read on an unchanged wiki cheap.
+ */
+export function scanWiki(almanacPath: string): WikiScan {
+  const scan: WikiScan = {
+    almanacPath,
+    files: new Map(),
+    topicsStat: statOrNull(join(almanacPath, "topics.yaml")),
+    runtimeEntries: [],
+    warnings: [],
+  };
+  const rootReal = safeRealpath(almanacPath) ?? almanacPath;
+  const visited = new Set<string>();
+  walk(scan, almanacPath, "", rootReal, visited);
+  return scan;
+}
+
+function walk(scan: WikiScan, dir: string, relDir: string, rootReal: string, visited: Set<string>): void {
+  let stats: Stats;
+  try {
+    stats = statSync(dir);
+  } catch (error) {
+    scan.warnings.push({ category: "unreadable", path: relDir || ".", message: `cannot read folder: ${code(error)}` });
+    return;
+  }
+  const key = `${stats.dev}:${stats.ino}`;
+  if (visited.has(key)) {
+    scan.warnings.push({ category: "symlink_loop", path: relDir, message: "symlink loop: folder already visited" });
+    return;
+  }
+  visited.add(key);
+
+  let entries;
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch (error) {
+    scan.warnings.push({ category: "unreadable", path: relDir || ".", message: `cannot read folder: ${code(error)}` });
+    return;
+  }
+  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const entry of entries) {
+    const name = entry.name;
+    const rel = relDir === "" ? name : `${relDir}/${name}`;
+    const abs = join(dir, name);
+    if (relDir === "" && RUNTIME_ROOT_ENTRIES.includes(name)) scan.runtimeEntries.push(name);
+    if (name.startsWith(".")) continue;
+
+    let isDir = entry.isDirectory();
+    let isFile = entry.isFile();
+    let fileStats: Stats | undefined;
+    if (entry.isSymbolicLink()) {
+      const real = safeRealpath(abs);
+      if (real === null) {
+        scan.warnings.push({ category: "unreadable", path: rel, message: "dangling symlink or symlink loop" });
+        continue;
+      }
+      if (!isInside(real, rootReal)) {
+        scan.warnings.push({ category: "symlink_outside", path: rel, message: "symlink points outside almanac/; not followed" });
+        continue;
+      }
+      fileStats = statOrUndefined(abs);
+      if (!fileStats) continue;
+      isDir = fileStats.isDirectory();
+      isFile = fileStats.isFile();
+    }
+    if (isDir) {
+      if (relDir === "" && RESERVED_ROOT_DIRS.has(name)) continue;
+      walk(scan, abs, rel, rootReal, visited);
+    } else if (isFile && name.endsWith(".md") && name !== ".md") {
+      const s = fileStats ?? statOrUndefined(abs);
+      if (!s) continue;
+      scan.files.set(rel, { relPath: rel, absPath: abs, size: s.size, mtimeMs: s.mtimeMs, slug: slugForRelPath(rel) });
+    }
+  }
+}
+
+function statOrNull(path: string): { size: number; mtimeMs: number } | null {
+  const s = statOrUndefined(path);
+  return s && s.isFile() ? { size: s.size, mtimeMs: s.mtimeMs } : null;
+}
+
+function statOrUndefined(path: string): Stats | undefined {
+  try {
+    return statSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+function safeRealpath(path: string): string | null {
+  try {
+    return realpathSync(path);
+  } catch {
+    return null;
+  }
+}
+
+function isInside(path: string, root: string): boolean {
+  const rel = relative(root, path);
+  return rel === "" || (!rel.startsWith("..") && !rel.startsWith(sep) && rel.split(sep)[0] !== "..");
+}
+
+function code(error: unknown): string {
+  return (error as NodeJS.ErrnoException)?.code ?? String(error);
+}
+
+/** Component-wise path order: `a/b.md` sorts before `a-b.md`. */
+export function comparePaths(a: string, b: string): number {
+  const pa = a.split("/");
+  const pb = b.split("/");
+  const n = Math.min(pa.length, pb.length);
+  for (let i = 0; i < n; i++) {
+    const x = pa[i]!;
+    const y = pb[i]!;
+    if (x !== y) return x < y ? -1 : 1;
+  }
+  return pa.length - pb.length;
+}

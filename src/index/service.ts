@@ -1,0 +1,106 @@
+import { rmSync } from "node:fs";
+import { dirname } from "node:path";
+import { ProductError } from "../core/errors.js";
+import { indexPath, type StatePaths } from "../core/paths.js";
+import { openDatabase, type Db } from "../core/sqlite.js";
+import type { Repository } from "../repositories/model.js";
+import { almanacPathFor, isInitializedRoot } from "../repositories/identity.js";
+import { indexMigrations } from "./schema.js";
+import { IndexWriter, type RefreshOutcome } from "./refresh.js";
+import type { PageParser } from "./parse-file.js";
+import { searchPages, type SearchHit, type SearchRequest } from "./views/search.js";
+import { showPage, type PageView } from "./views/pages.js";
+import { listTopics, showTopic, type TopicDetail, type TopicSummary } from "./views/topics.js";
+import { healthReport, type HealthReport } from "./views/health.js";
+import { collectIssues, type ValidationIssue } from "./views/validate.js";
+
+export interface IndexServiceDeps {
+  paths: StatePaths;
+  now: () => number;
+}
+
+const loadParser = async (): Promise<PageParser> => (await import("./parse-file.js")).createPageParser();
+
+/** Opens per-repository indexes; every read refreshes incrementally first. */
+export class IndexService {
+  constructor(private readonly deps: IndexServiceDeps) {}
+
+  open(repository: Repository): WikiIndex {
+    const almanacPath = almanacPathFor(repository.rootPath);
+    if (!isInitializedRoot(repository.rootPath)) {
+      throw new ProductError("not_found", `Almanac root not found: ${almanacPath}`);
+    }
+    const db = openDatabase(indexPath(this.deps.paths, repository.repositoryId), {
+      migrations: indexMigrations,
+      onNewerSchema: "recreate",
+      busyTimeoutMs: 60_000,
+    });
+    return new WikiIndex(db, repository, almanacPath, this.deps.now);
+  }
+
+  remove(repositoryId: string): void {
+    rmSync(dirname(indexPath(this.deps.paths, repositoryId)), { recursive: true, force: true });
+  }
+}
+
+export class WikiIndex {
+  private readonly writer: IndexWriter;
+  private lastRefresh: RefreshOutcome | null = null;
+
+  constructor(
+    readonly db: Db,
+    readonly repository: Repository,
+    readonly almanacPath: string,
+    now: () => number,
+  ) {
+    this.writer = new IndexWriter({ db, almanacPath, now, loadParser });
+  }
+
+  async refresh(force = false): Promise<RefreshOutcome> {
+    this.lastRefresh = await this.writer.refresh(force);
+    return this.lastRefresh;
+  }
+
+  private async fresh(): Promise<RefreshOutcome> {
+    return this.lastRefresh ?? (await this.refresh());
+  }
+
+  async search(request: SearchRequest): Promise<SearchHit[]> {
+    await this.fresh();
+    return searchPages({ db: this.db, almanacPath: this.almanacPath, repositoryRoot: this.repository.rootPath }, request);
+  }
+
+  async show(slug: string): Promise<PageView> {
+    await this.fresh();
+    return showPage(this.db, this.almanacPath, slug);
+  }
+
+  async topics(): Promise<TopicSummary[]> {
+    await this.fresh();
+    return listTopics(this.db);
+  }
+
+  async topic(slug: string, withDescendants: boolean): Promise<TopicDetail> {
+    await this.fresh();
+    return showTopic(this.db, slug, withDescendants);
+  }
+
+  async health(): Promise<HealthReport> {
+    await this.fresh();
+    return healthReport(this.db, this.repository.rootPath);
+  }
+
+  async issues(): Promise<ValidationIssue[]> {
+    const outcome = await this.fresh();
+    return collectIssues(this.db, outcome.scan, this.repository.rootPath);
+  }
+
+  /** Forget the cached refresh so the next read sees writes made through this handle. */
+  invalidate(): void {
+    this.lastRefresh = null;
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}

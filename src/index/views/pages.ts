@@ -1,0 +1,113 @@
+import { join } from "node:path";
+import type { Db } from "../../core/sqlite.js";
+import { ProductError, invalid } from "../../core/errors.js";
+import { topicsFor } from "./search.js";
+import { similarity } from "../../core/similarity.js";
+
+export interface PageSourceView {
+  source_id: string;
+  source_type: string;
+  target: string | null;
+  title: string | null;
+  retrieved_at: string | null;
+  note: string | null;
+}
+
+export interface PageView {
+  slug: string;
+  title: string | null;
+  summary: string | null;
+  file_path: string;
+  updated_at: number;
+  topics: string[];
+  sources: PageSourceView[];
+  file_refs: { path: string; is_dir: boolean }[];
+  page_links_out: string[];
+  page_links_in: string[];
+  cross_wiki_links: { wiki: string; target: string }[];
+  body: string;
+}
+
+interface PageRow {
+  slug: string;
+  title: string;
+  summary: string | null;
+  rel_path: string;
+  updated_at: number;
+  body: string;
+}
+
+/**
+ * Finds a page by slug, forgiving the usual slips: a `.md` suffix, an `almanac/`
+ * prefix, a trailing slash or different letter case. Unknown slugs suggest neighbours.
+ */
+export function resolveSlug(db: Db, input: string): string {
+  const raw = input.trim();
+  if (raw === "") throw invalid("page slug must not be empty");
+  const exists = db.prepare("SELECT 1 FROM pages WHERE slug = ?").pluck();
+  if (exists.get(raw)) return raw;
+  let cleaned = raw.replace(/\\/g, "/").replace(/^\.\//, "").replace(/^almanac\//, "").replace(/\/+$/, "");
+  cleaned = cleaned.replace(/\/README\.md$/, "").replace(/\.md$/, "");
+  if (cleaned === "" || cleaned === "README.md") cleaned = "README";
+  if (exists.get(cleaned)) return cleaned;
+  const folded = db.prepare("SELECT slug FROM pages WHERE slug = ? COLLATE NOCASE").pluck().all(cleaned) as string[];
+  if (folded.length === 1) return folded[0]!;
+  const suggestions = suggestSlugs(db, cleaned);
+  const hint = suggestions.length > 0 ? ` (did you mean ${suggestions.join(", ")}?)` : "";
+  throw new ProductError("not_found", `page not found: ${raw}${hint}`);
+}
+
+function suggestSlugs(db: Db, wanted: string): string[] {
+  const last = wanted.split("/").pop()!.toLowerCase();
+  const slugs = db.prepare("SELECT slug FROM pages").pluck().all() as string[];
+  const scored = slugs
+    .map((slug) => {
+      const tail = slug.split("/").pop()!.toLowerCase();
+      const score = Math.max(similarity(last, tail), similarity(wanted.toLowerCase(), slug.toLowerCase()));
+      return { slug, score: tail.includes(last) && last.length >= 3 ? Math.max(score, 0.8) : score };
+    })
+    .filter((s) => s.score >= 0.6)
+    .sort((a, b) => b.score - a.score || (a.slug < b.slug ? -1 : 1));
+  return scored.slice(0, 3).map((s) => s.slug);
+}
+
+export function showPage(db: Db, almanacPath: string, input: string): PageView {
+  const slug = resolveSlug(db, input);
+  const row = db
+    .prepare("SELECT slug, title, summary, rel_path, updated_at, body FROM pages WHERE slug = ?")
+    .get(slug) as PageRow;
+  const sources = db
+    .prepare(
+      "SELECT source_id, source_type, target, title, retrieved_at, note FROM page_sources WHERE page_slug = ? ORDER BY ordinal",
+    )
+    .all(slug) as PageSourceView[];
+  const refs = db
+    .prepare("SELECT original_path AS path, is_dir FROM file_refs WHERE page_slug = ? ORDER BY original_path, is_dir")
+    .all(slug) as { path: string; is_dir: number }[];
+  const out = db.prepare("SELECT target_slug FROM page_links WHERE source_slug = ? ORDER BY target_slug").pluck().all(slug) as string[];
+  const inbound = db
+    .prepare("SELECT source_slug FROM page_links WHERE target_slug = ? ORDER BY source_slug")
+    .pluck()
+    .all(slug) as string[];
+  return {
+    slug: row.slug,
+    title: row.title,
+    summary: row.summary,
+    file_path: join(almanacPath, row.rel_path),
+    updated_at: row.updated_at,
+    topics: topicsFor(db, [slug]).get(slug) ?? [],
+    sources,
+    file_refs: refs.map((r) => ({ path: r.path, is_dir: r.is_dir === 1 })),
+    page_links_out: out,
+    page_links_in: inbound,
+    cross_wiki_links: [],
+    body: row.body,
+  };
+}
+
+/** The first paragraph of the body, skipping a leading heading (the reference returned the H1). */
+export function leadOf(body: string): string {
+  const blocks = body.split(/\n\s*\n/).map((b) => b.trim()).filter((b) => b !== "");
+  const lead = blocks.find((b) => !/^#{1,6}\s/.test(b) && !/^(```|~~~)/.test(b));
+  return lead ?? blocks[0] ?? "";
+}

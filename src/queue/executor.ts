@@ -1,0 +1,65 @@
+import type { RunRecord } from "../runs/model.js";
+import type { RunSpec } from "../runs/spec.js";
+import { parseSpec } from "../runs/spec.js";
+import type { RunStore } from "../runs/store.js";
+import type { Hooks } from "./hooks.js";
+import { EXIT_NOT_MINE, type ProcessControl } from "./ports.js";
+
+/** The lifecycle side: runs one claimed run to a terminal state (done or failed). */
+export interface OperationRunner {
+  run(record: RunRecord, spec: RunSpec): Promise<void>;
+}
+
+export interface ExecutorDeps {
+  runs: RunStore;
+  processes: ProcessControl;
+  hooks: Hooks;
+  now: () => number;
+  log: (line: string) => void;
+  operations: () => Promise<OperationRunner>;
+}
+
+export interface ExecuteRequest {
+  runId: string;
+  executionId: string;
+  /** The spawning worker's lock token; null only for a manual, lock-free execution. */
+  workerToken: string | null;
+}
+
+/** `__run-executor`: claim the run atomically, then hand it to its lifecycle operation. */
+export async function executeRun(deps: ExecutorDeps, request: ExecuteRequest): Promise<number> {
+  const { runs, processes, now, log } = deps;
+  const self = processes.self();
+  const claim = runs.claimRun(
+    request.runId,
+    {
+      executionId: request.executionId,
+      pid: self.pid,
+      startTime: self.startTime,
+      pgid: processes.groupOf(self.pid) ?? -1,
+      workerToken: request.workerToken,
+    },
+    now(),
+  );
+  if (claim !== "claimed") {
+    log(`executor ${self.pid}: run ${request.runId} not claimed (${claim.replace("_", " ")})`);
+    return EXIT_NOT_MINE;
+  }
+  log(`executor ${self.pid}: claimed run ${request.runId}`);
+  deps.hooks.run("afterClaim");
+  const record = runs.requireRun(request.runId);
+  const parsed = parseSpec(record.specJson);
+  if (!parsed.ok) {
+    runs.finishRun(request.runId, now(), { status: "failed", category: "internal_error", error: parsed.error, errorEvent: parsed.error });
+    return 1;
+  }
+  try {
+    await (await deps.operations()).run(record, parsed.spec);
+    const final = runs.requireRun(request.runId);
+    log(`executor ${self.pid}: run ${request.runId} ended ${final.status}`);
+    return final.status === "done" ? 0 : 1;
+  } catch (error) {
+    log(`executor ${self.pid}: run ${request.runId} raised: ${(error as Error).stack ?? String(error)}`);
+    return 1;
+  }
+}

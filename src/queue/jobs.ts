@@ -1,0 +1,95 @@
+import { notFound } from "../core/errors.js";
+import { isTerminal, type RunEvent, type RunRecord } from "../runs/model.js";
+import type { ListFilter, RunStore } from "../runs/store.js";
+import type { LockStore } from "../runs/lock-store.js";
+import type { Hooks } from "./hooks.js";
+import type { ProcessControl } from "./ports.js";
+import { reapOrphanedRuns } from "./reaper.js";
+import { wakeWorkerIfNeeded, type ProducerDeps } from "./producer.js";
+import { cancelRun, type CancelOutcome } from "./cancel.js";
+
+export interface JobsDeps {
+  runs: RunStore;
+  locks: LockStore;
+  processes: ProcessControl;
+  producer: ProducerDeps;
+  hooks: Hooks;
+  now: () => number;
+  log: (line: string) => void;
+  cancelGraceMs: number;
+}
+
+export interface AttachUpdate {
+  record: RunRecord;
+  events: RunEvent[];
+  terminal: boolean;
+}
+
+/** `jobs`: every read first reaps crashed runs and wakes a worker for stranded queued work. */
+export class JobsService {
+  constructor(private readonly deps: JobsDeps) {}
+
+  async recover(): Promise<void> {
+    await reapOrphanedRuns(this.deps);
+    wakeWorkerIfNeeded(this.deps.producer);
+  }
+
+  list(filter: ListFilter): RunRecord[] {
+    return this.deps.runs.listRuns(filter);
+  }
+
+  show(runId: string, repositoryId?: string): RunRecord {
+    const record = this.deps.runs.getRun(runId);
+    if (!record || (repositoryId !== undefined && record.repositoryId !== repositoryId)) throw notFound("run", runId);
+    return record;
+  }
+
+  events(runId: string, afterSeq = 0): RunEvent[] {
+    return this.deps.runs.listEvents(runId, afterSeq);
+  }
+
+  async cancel(runId: string, repositoryId?: string): Promise<CancelOutcome> {
+    this.show(runId, repositoryId);
+    return cancelRun({ ...this.deps, graceMs: this.deps.cancelGraceMs }, runId);
+  }
+
+  prune(olderThanMs: number): number {
+    return this.deps.runs.pruneRuns(this.deps.now() - olderThanMs);
+  }
+
+  /**
+   * Follows a run: only events after the last one seen are read. When the run turns
+   * terminal before its terminal status event is visible, it waits one more interval.
+   */
+  async *attach(runId: string, options: { intervalMs: number; repositoryId?: string; signal?: AbortSignal }): AsyncGenerator<AttachUpdate> {
+    this.show(runId, options.repositoryId);
+    let last = 0;
+    let settled = false;
+    let sawTerminalEvent = false;
+    while (!options.signal?.aborted) {
+      const record = this.deps.runs.requireRun(runId);
+      const events = this.deps.runs.listEvents(runId, last);
+      const terminal = isTerminal(record.status);
+      if (events.some((e) => e.kind === "status" && e.message === record.status)) sawTerminalEvent = true;
+      if (terminal && !sawTerminalEvent && !settled) {
+        settled = true;
+        await sleep(options.intervalMs, options.signal);
+        continue;
+      }
+      if (events.length > 0) last = events[events.length - 1]!.seq;
+      if (events.length > 0 || terminal) yield { record, events, terminal };
+      if (terminal) return;
+      await sleep(options.intervalMs, options.signal);
+    }
+  }
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener("abort", () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}

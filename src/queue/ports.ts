@@ -1,0 +1,54 @@
+/** What the queue needs from the operating system; app.ts wires the real adapter in. */
+export interface ProcessIdentity {
+  pid: number;
+  startTime: string;
+}
+
+export interface ExecutionTarget {
+  pid: number;
+  startTime: string;
+  /** The executor's own group; -1 when it does not lead one (then the group is never signalled). */
+  pgid: number;
+  marker?: { key: string; value: string };
+}
+
+export interface StopResult {
+  confirmed: boolean;
+  survivors: number[];
+}
+
+export interface ProcessControl {
+  self(): ProcessIdentity;
+  /** The process group of a live pid, or null. */
+  groupOf(pid: number): number | null;
+  startTimeOf(pid: number): string | null;
+  probe(id: ProcessIdentity): "alive" | "gone" | "reused";
+  /** SIGTERM, grace, re-enumerate, SIGKILL; every signal re-verified against start times. */
+  stopExecution(target: ExecutionTarget, graceMs: number): Promise<StopResult>;
+  /** After an executor exited: SIGKILL whatever of its tree and group is left. */
+  killLeftovers(target: ExecutionTarget): Promise<StopResult>;
+  waitForExit(id: ProcessIdentity, timeoutMs: number): Promise<boolean>;
+}
+
+export interface ExitInfo {
+  code: number | null;
+  signal: string | null;
+}
+
+export interface SpawnedExecutor {
+  pid: number;
+  exited: Promise<ExitInfo>;
+}
+
+export interface Spawner {
+  /** Starts a detached `__run-worker`; returns its pid. */
+  spawnWorker(): number;
+  /** Starts a detached `__run-executor` for one run, logging to the run's log file. */
+  spawnExecutor(request: { runId: string; executionId: string; workerToken: string; logPath: string }): SpawnedExecutor;
+}
+
+/** The environment variable every process of an execution inherits. */
+export const EXECUTION_ENV = "CODEALMANAC_EXECUTION_ID";
+
+/** The executor's exit code when its claim failed: the run belongs to someone else. */
+export const EXIT_NOT_MINE = 3;

@@ -1,0 +1,7 @@
+export interface Repository {
+  repositoryId: string;
+  name: string;
+  description: string;
+  rootPath: string;
+  registeredAt: number;
+}

@@ -1,0 +1,81 @@
+export const RUN_KINDS = ["build", "ingest", "garden"] as const;
+export type RunKind = (typeof RUN_KINDS)[number];
+
+export const RUN_STATUSES = ["queued", "running", "done", "failed", "cancelled"] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+export type TerminalStatus = "done" | "failed" | "cancelled";
+
+export const FAILURE_CATEGORIES = [
+  "harness_readiness",
+  "provider_execution",
+  "source_preparation",
+  "indexing",
+  "wiki_validation",
+  "internal_error",
+  "mutation_safety",
+  "timeout",
+] as const;
+export type FailureCategory = (typeof FAILURE_CATEGORIES)[number];
+
+export function isTerminal(status: RunStatus): status is TerminalStatus {
+  return status === "done" || status === "failed" || status === "cancelled";
+}
+
+/** Who is executing a run: checked by pid plus start time before anyone signals it. */
+export interface ExecutionRef {
+  executionId: string;
+  pid: number;
+  startTime: string;
+  pgid: number;
+  workerToken: string | null;
+}
+
+export interface PageChanges {
+  created: string[];
+  updated: string[];
+  deleted: string[];
+}
+
+export interface RunRecord {
+  runId: string;
+  seq: number;
+  repositoryId: string;
+  repositoryName: string;
+  repositoryRoot: string;
+  kind: RunKind;
+  status: RunStatus;
+  title: string | null;
+  summary: string | null;
+  error: string | null;
+  failureCategory: FailureCategory | null;
+  createdAt: number;
+  updatedAt: number;
+  startedAt: number | null;
+  finishedAt: number | null;
+  cancelRequestedAt: number | null;
+  execution: ExecutionRef | null;
+  harness: { kind: string; sessionId: string | null; transcriptPath: string | null } | null;
+  pageChanges: PageChanges | null;
+  logPath: string;
+  retryOf: string | null;
+  claimSeq: number | null;
+  specVersion: number;
+  specJson: string;
+}
+
+export const EVENT_KINDS = ["status", "message", "tool", "output", "error"] as const;
+export type RunEventKind = (typeof EVENT_KINDS)[number];
+
+export interface RunEvent {
+  runId: string;
+  seq: number;
+  createdAt: number;
+  kind: RunEventKind;
+  message: string;
+  payload: unknown;
+}
+
+export interface Transition {
+  record: RunRecord;
+  changed: boolean;
+}

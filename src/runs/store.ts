@@ -1,0 +1,414 @@
+import type { Db } from "../core/sqlite.js";
+import { notFound } from "../core/errors.js";
+import {
+  isTerminal,
+  type ExecutionRef,
+  type FailureCategory,
+  type PageChanges,
+  type RunEvent,
+  type RunEventKind,
+  type RunKind,
+  type RunRecord,
+  type RunStatus,
+  type TerminalStatus,
+  type Transition,
+} from "./model.js";
+import { parseSpec, type RunSpec } from "./spec.js";
+
+interface RunRow {
+  seq: number;
+  run_id: string;
+  repository_id: string;
+  repository_name: string;
+  repository_root: string;
+  kind: RunKind;
+  status: RunStatus;
+  title: string | null;
+  summary: string | null;
+  error: string | null;
+  failure_category: FailureCategory | null;
+  created_at: number;
+  updated_at: number;
+  started_at: number | null;
+  finished_at: number | null;
+  cancel_requested_at: number | null;
+  spec_version: number;
+  spec_json: string;
+  execution_id: string | null;
+  executor_pid: number | null;
+  executor_start_time: string | null;
+  executor_pgid: number | null;
+  worker_token: string | null;
+  claim_seq: number | null;
+  harness_kind: string | null;
+  harness_session_id: string | null;
+  transcript_path: string | null;
+  page_changes_json: string | null;
+  log_path: string;
+  retry_of: string | null;
+  last_event_at?: number | null;
+}
+
+const SELECT_RUN = `SELECT r.*, (SELECT MAX(e.created_at) FROM run_events e WHERE e.run_id = r.run_id) AS last_event_at FROM runs r`;
+
+function toRecord(row: RunRow): RunRecord {
+  return {
+    runId: row.run_id,
+    seq: row.seq,
+    repositoryId: row.repository_id,
+    repositoryName: row.repository_name,
+    repositoryRoot: row.repository_root,
+    kind: row.kind,
+    status: row.status,
+    title: row.title,
+    summary: row.summary,
+    error: row.error,
+    failureCategory: row.failure_category,
+    createdAt: row.created_at,
+    updatedAt: Math.max(row.updated_at, row.last_event_at ?? 0),
+    startedAt: row.started_at,
+    finishedAt: row.finished_at,
+    cancelRequestedAt: row.cancel_requested_at,
+    execution:
+      row.execution_id && row.executor_pid !== null && row.executor_start_time !== null
+        ? {
+            executionId: row.execution_id,
+            pid: row.executor_pid,
+            startTime: row.executor_start_time,
+            pgid: row.executor_pgid ?? row.executor_pid,
+            workerToken: row.worker_token,
+          }
+        : null,
+    harness: row.harness_kind
+      ? { kind: row.harness_kind, sessionId: row.harness_session_id, transcriptPath: row.transcript_path }
+      : null,
+    pageChanges: row.page_changes_json ? (JSON.parse(row.page_changes_json) as PageChanges) : null,
+    logPath: row.log_path,
+    retryOf: row.retry_of,
+    claimSeq: row.claim_seq,
+    specVersion: row.spec_version,
+    specJson: row.spec_json,
+  };
+}
+
+export interface EnqueueRequest {
+  runId: string;
+  repositoryId: string;
+  repositoryName: string;
+  repositoryRoot: string;
+  kind: RunKind;
+  title: string | null;
+  spec: RunSpec;
+  logPath: string;
+  retryOf?: string;
+  now: number;
+}
+
+export interface Finish {
+  status: TerminalStatus;
+  summary?: string | null;
+  error?: string | null;
+  category?: FailureCategory | null;
+  /** Recorded as an `error` event just before the terminal status event. */
+  errorEvent?: string;
+}
+
+export type ClaimOutcome = "claimed" | "not_queued" | "lock_lost";
+
+export type QueuedRun = { record: RunRecord; spec: RunSpec };
+
+export interface ListFilter {
+  repositoryId?: string;
+  statuses?: RunStatus[];
+  kinds?: RunKind[];
+  limit?: number;
+}
+
+/** Owns `runs` and `run_events`. Every state change is one named BEGIN IMMEDIATE transaction. */
+export class RunStore {
+  constructor(readonly db: Db) {}
+
+  // ---- reads -------------------------------------------------------------
+
+  getRun(runId: string): RunRecord | undefined {
+    const row = this.db.prepare(`${SELECT_RUN} WHERE r.run_id = ?`).get(runId) as RunRow | undefined;
+    return row && toRecord(row);
+  }
+
+  requireRun(runId: string): RunRecord {
+    const record = this.getRun(runId);
+    if (!record) throw notFound("run", runId);
+    return record;
+  }
+
+  listRuns(filter: ListFilter = {}): RunRecord[] {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (filter.repositoryId) {
+      where.push("r.repository_id = ?");
+      params.push(filter.repositoryId);
+    }
+    if (filter.statuses?.length) {
+      where.push(`r.status IN (SELECT value FROM json_each(?))`);
+      params.push(JSON.stringify(filter.statuses));
+    }
+    if (filter.kinds?.length) {
+      where.push(`r.kind IN (SELECT value FROM json_each(?))`);
+      params.push(JSON.stringify(filter.kinds));
+    }
+    const sql = `${SELECT_RUN} ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY r.seq DESC LIMIT ?`;
+    const rows = this.db.prepare(sql).all(...params, filter.limit ?? -1) as RunRow[];
+    return rows.map(toRecord);
+  }
+
+  countRuns(): number {
+    return this.db.prepare("SELECT COUNT(*) FROM runs").pluck().get() as number;
+  }
+
+  countActiveRuns(repositoryId: string): number {
+    return this.db
+      .prepare("SELECT COUNT(*) FROM runs WHERE repository_id = ? AND status IN ('queued', 'running')")
+      .pluck()
+      .get(repositoryId) as number;
+  }
+
+  hasQueuedRuns(): boolean {
+    return this.db.prepare("SELECT 1 FROM runs WHERE status = 'queued' LIMIT 1").get() !== undefined;
+  }
+
+  runningRuns(): RunRecord[] {
+    return (this.db.prepare(`${SELECT_RUN} WHERE r.status = 'running' ORDER BY r.seq`).all() as RunRow[]).map(toRecord);
+  }
+
+  /** Queued runs committed before this one: how long the new run will wait. */
+  runsAhead(seq: number): number {
+    return this.db.prepare("SELECT COUNT(*) FROM runs WHERE status = 'queued' AND seq < ?").pluck().get(seq) as number;
+  }
+
+  listEvents(runId: string, afterSeq = 0, limit = -1): RunEvent[] {
+    const rows = this.db
+      .prepare(
+        "SELECT run_id, seq, created_at, kind, message, payload_json FROM run_events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?",
+      )
+      .all(runId, afterSeq, limit) as {
+      run_id: string;
+      seq: number;
+      created_at: number;
+      kind: RunEventKind;
+      message: string;
+      payload_json: string | null;
+    }[];
+    return rows.map((r) => ({
+      runId: r.run_id,
+      seq: r.seq,
+      createdAt: r.created_at,
+      kind: r.kind,
+      message: r.message,
+      payload: r.payload_json ? safeJson(r.payload_json) : null,
+    }));
+  }
+
+  // ---- named transactions -----------------------------------------------
+
+  /** Producer: the run, its spec and its first event, in one BEGIN IMMEDIATE. */
+  enqueueRun(request: EnqueueRequest): RunRecord {
+    return this.db
+      .transaction((): RunRecord => {
+        this.db
+          .prepare(
+            `INSERT INTO runs (run_id, repository_id, repository_name, repository_root, kind, status, title,
+               created_at, updated_at, spec_version, spec_json, log_path, retry_of)
+             VALUES (?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?)`,
+          )
+          .run(
+            request.runId,
+            request.repositoryId,
+            request.repositoryName,
+            request.repositoryRoot,
+            request.kind,
+            request.title,
+            request.now,
+            request.now,
+            request.spec.version,
+            JSON.stringify(request.spec),
+            request.logPath,
+            request.retryOf ?? null,
+          );
+        this.insertEvent(request.runId, request.now, "status", `queued ${request.kind}`);
+        return this.requireRun(request.runId);
+      })
+      .immediate();
+  }
+
+  /**
+   * The oldest queued run whose spec parses. A spec that does not parse fails its run
+   * in the same transaction and the search continues, so one bad row never wedges the queue.
+   */
+  takeNextQueued(now: number): QueuedRun | null {
+    return this.db
+      .transaction((): QueuedRun | null => {
+        for (;;) {
+          const row = this.db.prepare(`${SELECT_RUN} WHERE r.status = 'queued' ORDER BY r.seq LIMIT 1`).get() as
+            | RunRow
+            | undefined;
+          if (!row) return null;
+          const parsed = parseSpec(row.spec_json);
+          if (parsed.ok) return { record: toRecord(row), spec: parsed.spec };
+          this.writeFinish(row.run_id, now, { status: "failed", error: parsed.error, category: "internal_error" });
+        }
+      })
+      .immediate();
+  }
+
+  /**
+   * The executor's claim: queued → running with its identity, only while the run is
+   * still queued and the worker that spawned it still holds the lock.
+   */
+  claimRun(runId: string, execution: ExecutionRef, now: number): ClaimOutcome {
+    return this.db
+      .transaction((): ClaimOutcome => {
+        const status = this.db.prepare("SELECT status FROM runs WHERE run_id = ?").pluck().get(runId) as
+          | RunStatus
+          | undefined;
+        if (status !== "queued") return "not_queued";
+        const token = this.db.prepare("SELECT token FROM worker_lock WHERE id = 1").pluck().get() as string | undefined;
+        if (execution.workerToken !== null && token !== execution.workerToken) return "lock_lost";
+        this.db
+          .prepare(
+            `UPDATE runs SET status = 'running', started_at = ?, updated_at = ?, execution_id = ?, executor_pid = ?,
+               executor_start_time = ?, executor_pgid = ?, worker_token = ?,
+               claim_seq = (SELECT COALESCE(MAX(claim_seq), 0) + 1 FROM runs)
+             WHERE run_id = ?`,
+          )
+          .run(now, now, execution.executionId, execution.pid, execution.startTime, execution.pgid, execution.workerToken, runId);
+        this.insertEvent(runId, now, "status", "running");
+        return "claimed";
+      })
+      .immediate();
+  }
+
+  /** Appends one event; the run row is not rewritten. */
+  appendEvent(runId: string, now: number, kind: RunEventKind, message: string, payload?: unknown): number {
+    return this.insertEvent(runId, now, kind, message, payload);
+  }
+
+  /**
+   * The first terminal write wins. With `executionId`, the write applies only while
+   * the run is still executed by that execution (reconciliation after an executor exit).
+   */
+  finishRun(runId: string, now: number, finish: Finish, executionId?: string): Transition {
+    return this.db
+      .transaction((): Transition => {
+        const record = this.requireRun(runId);
+        if (isTerminal(record.status)) return { record, changed: false };
+        if (executionId !== undefined && record.execution?.executionId !== executionId) return { record, changed: false };
+        this.writeFinish(runId, now, finish);
+        return { record: this.requireRun(runId), changed: true };
+      })
+      .immediate();
+  }
+
+  /** Fails a run that never got claimed, but only for the worker that still owns the queue. */
+  failUnclaimedRun(runId: string, now: number, workerToken: string, error: string): Transition {
+    return this.db
+      .transaction((): Transition => {
+        const record = this.requireRun(runId);
+        const token = this.db.prepare("SELECT token FROM worker_lock WHERE id = 1").pluck().get();
+        if (record.status !== "queued" || token !== workerToken) return { record, changed: false };
+        this.writeFinish(runId, now, { status: "failed", error, category: "internal_error" });
+        return { record: this.requireRun(runId), changed: true };
+      })
+      .immediate();
+  }
+
+  /** queued → cancelled at once; running → intent recorded; terminal → no change. */
+  requestCancellation(runId: string, now: number): Transition {
+    return this.db
+      .transaction((): Transition => {
+        const record = this.requireRun(runId);
+        if (isTerminal(record.status)) return { record, changed: false };
+        if (record.status === "queued") {
+          this.writeFinish(runId, now, { status: "cancelled" });
+          return { record: this.requireRun(runId), changed: true };
+        }
+        if (record.cancelRequestedAt !== null) return { record, changed: false };
+        this.db.prepare("UPDATE runs SET cancel_requested_at = ?, updated_at = ? WHERE run_id = ?").run(now, now, runId);
+        this.insertEvent(runId, now, "message", "cancellation requested");
+        return { record: this.requireRun(runId), changed: true };
+      })
+      .immediate();
+  }
+
+  /** running (same execution, intent recorded) → cancelled, once its processes are confirmed gone. */
+  finishCancellation(runId: string, now: number, executionId: string): Transition {
+    return this.db
+      .transaction((): Transition => {
+        const record = this.requireRun(runId);
+        if (record.status !== "running" || record.execution?.executionId !== executionId || record.cancelRequestedAt === null) {
+          return { record, changed: false };
+        }
+        this.writeFinish(runId, now, { status: "cancelled" });
+        return { record: this.requireRun(runId), changed: true };
+      })
+      .immediate();
+  }
+
+  recordHarnessSession(runId: string, harness: { kind: string; sessionId: string | null; transcriptPath: string | null }): void {
+    this.db
+      .prepare("UPDATE runs SET harness_kind = ?, harness_session_id = ?, transcript_path = ? WHERE run_id = ?")
+      .run(harness.kind, harness.sessionId, harness.transcriptPath, runId);
+  }
+
+  recordPageChanges(runId: string, changes: PageChanges): void {
+    this.db.prepare("UPDATE runs SET page_changes_json = ? WHERE run_id = ?").run(JSON.stringify(changes), runId);
+  }
+
+  /** Deletes finished runs (and their events) created before `before`. */
+  pruneRuns(before: number): number {
+    return this.db
+      .transaction((): number => {
+        const ids = this.db
+          .prepare("SELECT run_id FROM runs WHERE status IN ('done', 'failed', 'cancelled') AND created_at < ?")
+          .pluck()
+          .all(before) as string[];
+        const del = this.db.prepare("DELETE FROM runs WHERE run_id = ?");
+        for (const id of ids) del.run(id);
+        return ids.length;
+      })
+      .immediate();
+  }
+
+  // ---- helpers (always inside a caller's transaction) --------------------
+
+  private writeFinish(runId: string, now: number, finish: Finish): void {
+    const category = finish.status === "failed" ? (finish.category ?? "internal_error") : null;
+    if (finish.errorEvent) this.insertEvent(runId, now, "error", finish.errorEvent);
+    this.db
+      .prepare(
+        `UPDATE runs SET status = ?, summary = COALESCE(?, summary), error = ?, failure_category = ?,
+           finished_at = ?, updated_at = ? WHERE run_id = ?`,
+      )
+      .run(finish.status, finish.summary ?? null, finish.status === "failed" ? (finish.error ?? null) : null, category, now, now, runId);
+    this.insertEvent(runId, now, "status", finish.status);
+  }
+
+  private insertEvent(runId: string, now: number, kind: RunEventKind, message: string, payload?: unknown): number {
+    const text = message.trim() === "" ? kind : message;
+    return this.db
+      .prepare(
+        `INSERT INTO run_events (run_id, seq, created_at, kind, message, payload_json)
+         VALUES (?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM run_events WHERE run_id = ?), ?, ?, ?, ?)
+         RETURNING seq`,
+      )
+      .pluck()
+      .get(runId, runId, now, kind, text, payload === undefined || payload === null ? null : JSON.stringify(payload)) as number;
+  }
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,146 @@
+import { isMap, isNode, isSeq } from "yaml";
+import { SOURCE_TYPES } from "./types.js";
+import type { PageProblem, PageSource, SourceType } from "./types.js";
+import type { FrontmatterSplit } from "./frontmatter.js";
+import { normalizeTopicList } from "./topic-list.js";
+import { isPlainMapping, parseYamlSource, yamlValue } from "./yaml-source.js";
+import type { ParsedYaml } from "./yaml-source.js";
+
+export type PageMeta = {
+  title: string | null;
+  summary: string | null;
+  topics: string[];
+  sources: PageSource[];
+};
+
+/** Front-matter YAML starts on the line after the opening `---`. */
+const YAML_FIRST_FILE_LINE = 2;
+
+/**
+ * Reads the recognized front-matter keys. Every reason metadata is ignored or an
+ * entry dropped is reported in `problems`; nothing is dropped silently.
+ */
+export function readPageMeta(split: FrontmatterSplit, problems: PageProblem[]): PageMeta {
+  const meta: PageMeta = { title: null, summary: null, topics: [], sources: [] };
+  const mapping = frontmatterMapping(split, problems);
+  if (!mapping) return meta;
+  const { value, parsed } = mapping;
+  meta.title = nonEmptyString(value.title);
+  meta.summary = nonEmptyString(value.summary);
+  meta.topics = normalizeTopicList(value.topics);
+  meta.sources = readSources(value.sources, parsed, problems);
+  return meta;
+}
+
+type Mapping = { value: Record<string, unknown>; parsed: ParsedYaml };
+
+function frontmatterMapping(split: FrontmatterSplit, problems: PageProblem[]): Mapping | null {
+  if (split.yaml === null) return null;
+  const parsed = parseYamlSource(split.yaml);
+  const fileLine = (line: number) => line + YAML_FIRST_FILE_LINE - 1;
+  if (parsed.error) {
+    const { line, column, reason } = parsed.error;
+    const at = fileLine(line);
+    problems.push(frontmatterProblem(`front matter is not valid YAML (line ${at}, column ${column}): ${reason}`, at));
+    return null;
+  }
+  const js = yamlValue(parsed);
+  if ("error" in js) {
+    problems.push(frontmatterProblem(`front matter is not valid YAML: ${js.error}`, null));
+    return null;
+  }
+  // An empty block (or one holding only comments) simply carries no metadata.
+  if (js.value === null || js.value === undefined) return null;
+  if (!isPlainMapping(js.value)) {
+    const start = parsed.doc.contents?.range[0] ?? 0;
+    problems.push(frontmatterProblem("front matter must be a YAML mapping", fileLine(parsed.lineAt(start))));
+    return null;
+  }
+  return { value: js.value, parsed };
+}
+
+function frontmatterProblem(message: string, line: number | null): PageProblem {
+  return { category: "frontmatter_invalid", message, line };
+}
+
+const TARGET_FIELDS: Record<SourceType, readonly string[]> = {
+  file: ["path"],
+  web: ["url"],
+  commit: ["commit", "sha", "ref"],
+  pr: ["pr", "number", "url"],
+  issue: ["issue", "number", "url"],
+  conversation: ["path", "run_id", "session_id"],
+  wiki: ["page", "slug", "path"],
+  manual: ["path", "page", "title"],
+};
+
+function readSources(value: unknown, parsed: ParsedYaml, problems: PageProblem[]): PageSource[] {
+  if (value === undefined || value === null) return [];
+  const node = isMap(parsed.doc.contents) ? parsed.doc.contents.get("sources", true) : undefined;
+  const lineOf = (offset: number | undefined) =>
+    offset === undefined ? null : parsed.lineAt(offset) + YAML_FIRST_FILE_LINE - 1;
+  const problem = (message: string, offset: number | undefined) =>
+    problems.push({ category: "source_invalid", message, line: lineOf(offset) });
+
+  if (!Array.isArray(value)) {
+    problem("sources must be a list", isNode(node) ? node.range?.[0] : undefined);
+    return [];
+  }
+  const sources: PageSource[] = [];
+  value.forEach((entry: unknown, index) => {
+    const item: unknown = isSeq(node) ? node.items[index] : undefined;
+    const offset = isNode(item) ? item.range?.[0] : undefined;
+    const source = readSource(entry);
+    if (!source) {
+      problem(`source #${index + 1} must include id, supported type, and target`, offset);
+      return;
+    }
+    if (source.target === null) problem(`source ${source.source_id} [${source.source_type}] is missing a target`, offset);
+    sources.push(source);
+  });
+  return sources;
+}
+
+function readSource(entry: unknown): PageSource | null {
+  if (!isPlainMapping(entry)) return null;
+  const id = nonEmptyString(entry.id);
+  const type = entry.type;
+  if (id === null || !isSourceType(type)) return null;
+  const targetFields = [...TARGET_FIELDS[type], "target"];
+  const target = targetFields.map((field) => targetText(entry[field])).find((text) => text !== null) ?? null;
+  return {
+    source_id: id,
+    source_type: type,
+    target,
+    title: nonEmptyString(entry.title),
+    retrieved_at: dateText(entry.retrieved_at),
+    note: nonEmptyString(entry.note),
+  };
+}
+
+function isSourceType(value: unknown): value is SourceType {
+  return typeof value === "string" && (SOURCE_TYPES as readonly string[]).includes(value);
+}
+
+function nonEmptyString(value: unknown): string | null {
+  if (typeof value !== "string") return null;
+  const trimmed = value.trim();
+  return trimmed === "" ? null : trimmed;
+}
+
+function targetText(value: unknown): string | null {
+  if (typeof value === "number" && Number.isFinite(value)) return String(value);
+  return nonEmptyString(value);
+}
+
+const SPACED_DATETIME = /^(\d{4}-\d{1,2}-\d{1,2})(?:[Tt]|[ \t]+)(\d{1,2}:\d{2}:\d{2}(?:\.\d+)?)[ \t]*(Z|[+-]\d{1,2}(?::?\d{2})?)?$/;
+
+/** YAML timestamps as ISO text; the core schema hands them over as the written string. */
+function dateText(value: unknown): string | null {
+  if (value instanceof Date) return Number.isNaN(value.getTime()) ? null : value.toISOString();
+  if (typeof value === "number" && Number.isFinite(value)) return String(value);
+  const text = nonEmptyString(value);
+  if (text === null) return null;
+  const match = SPACED_DATETIME.exec(text);
+  return match ? `${match[1]}T${match[2]}${match[3] ?? ""}` : text;
+}

@@ -1,0 +1,474 @@
+import { spawnSync } from "node:child_process";
+import { createHash, randomUUID } from "node:crypto";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { delimiter, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import {
+  CLAUDE_ALLOWED_TOOLS,
+  claudeTranscriptPath,
+  createClaudeAdapter,
+  encodeClaudeProjectFolder,
+} from "../../src/harnesses/claude/adapter.js";
+import { HarnessEventSchema, type HarnessEvent } from "../../src/harnesses/events.js";
+import type { HarnessRunRequest, HarnessRunResult } from "../../src/harnesses/types.js";
+
+const BIN = fileURLToPath(new URL("../fixtures/bin", import.meta.url));
+const FAKE = join(BIN, "claude");
+
+let dir: string;
+let repo: string;
+let log: string;
+const strays: number[] = [];
+
+beforeEach(() => {
+  dir = realpathSync(mkdtempSync(join(tmpdir(), "ca-claude-adapter-")));
+  repo = join(dir, "repo");
+  mkdirSync(repo);
+  log = join(dir, "invocations.jsonl");
+});
+
+afterEach(() => {
+  for (const pid of strays.splice(0)) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  }
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** The test's environment with the fake claude first on PATH. */
+function fakeEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, PATH: `${BIN}${delimiter}${process.env.PATH ?? ""}` };
+  for (const key of Object.keys(env)) if (key.startsWith("FAKE_CLAUDE_")) delete env[key];
+  return { ...env, FAKE_CLAUDE_INVOCATION_LOG: log, ...extra };
+}
+
+function request(overrides: Partial<HarnessRunRequest> = {}): HarnessRunRequest {
+  return {
+    model: "claude-sonnet-5",
+    cwd: repo,
+    prompt: "Runtime context:\n{}\n",
+    sessionId: randomUUID(),
+    env: fakeEnv(),
+    ...overrides,
+  };
+}
+
+interface Invocation {
+  pid: number;
+  ppid: number;
+  pgid: number | null;
+  cwd: string;
+  argv: string[];
+  session_id: string | null;
+  model: string | null;
+  prompt_length: number;
+  prompt_sha256: string;
+  env_execution_id: string | null;
+  run_id: string | null;
+  entrypoint: string | null;
+}
+
+function invocations(): Invocation[] {
+  if (!existsSync(log)) return [];
+  return readFileSync(log, "utf8")
+    .split("\n")
+    .filter((line) => line !== "")
+    .map((line) => JSON.parse(line) as Invocation);
+}
+
+async function run(req: HarnessRunRequest) {
+  const live: HarnessEvent[] = [];
+  const result = await createClaudeAdapter().run(req, (event) => live.push(event));
+  return { result, live };
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Bounded wait for a file the fake writes; never a bare sleep. */
+async function waitForFile(path: string, timeoutMs = 10_000): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (existsSync(path)) return readFileSync(path, "utf8");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`timed out waiting for ${path}`);
+}
+
+/** The invariants every run result must keep, whatever happened. */
+function expectWellFormed(result: HarnessRunResult, live: HarnessEvent[]) {
+  expect(live).toEqual(result.events);
+  expect(result.events.filter((event) => event.kind === "done")).toHaveLength(1);
+  const done = result.events.at(-1)!;
+  expect(done.kind).toBe("done");
+  expect(done.status).toBe(result.status);
+  if (result.failure) expect(done.failure).toEqual(result.failure);
+  else expect(done.failure).toBeUndefined();
+  expect(result.outputText.trim()).not.toBe("");
+  for (const event of result.events) {
+    expect(event.message.trim()).not.toBe("");
+    expect(HarnessEventSchema.safeParse(event).success, JSON.stringify(event)).toBe(true);
+  }
+}
+
+describe("Claude adapter against the fake CLI", () => {
+  test("a successful run writes files, streams events live and ends with exactly one done", async () => {
+    const req = request({
+      env: fakeEnv({
+        FAKE_CLAUDE_WRITE_FILES: JSON.stringify({ "almanac/pages/billing.md": "# Billing\n", "almanac/README.md": "Readme" }),
+        FAKE_CLAUDE_RESULT_TEXT: "Documented billing rounding.\n\nAlso touched the README.",
+      }),
+    });
+    const { result, live } = await run(req);
+    expectWellFormed(result, live);
+
+    expect(result).toMatchObject({
+      kind: "claude",
+      status: "succeeded",
+      outputText: "Documented billing rounding.\n\nAlso touched the README.",
+      summary: "Documented billing rounding.",
+      failure: null,
+      sessionId: req.sessionId,
+      costUsd: 0.01234,
+      usage: { input_tokens: 12000, cached_input_tokens: 10800, output_tokens: 340, total_tokens: 12340 },
+    });
+    expect(result.transcriptPath).toBe(
+      join(process.env.HOME!, ".claude", "projects", encodeClaudeProjectFolder(repo), `${req.sessionId}.jsonl`),
+    );
+    expect(readFileSync(join(repo, "almanac/pages/billing.md"), "utf8")).toBe("# Billing\n");
+    expect(readFileSync(join(repo, "almanac/README.md"), "utf8")).toBe("Readme");
+
+    expect(result.events.map((event) => [event.kind, event.message])).toEqual([
+      ["provider_session", `Claude session ${req.sessionId}`],
+      ["text", "I'll read the runtime context and update the wiki."],
+      ["tool_use", "Write almanac/pages/billing.md"],
+      ["tool_result", "Write almanac/pages/billing.md: done"],
+      ["tool_use", "Write almanac/README.md"],
+      ["tool_result", "Write almanac/README.md: done"],
+      ["text", "Documented billing rounding.\n\nAlso touched the README."],
+      ["done", "claude succeeded: Documented billing rounding."],
+    ]);
+    expect(result.events.at(-1)).toMatchObject({ provider_session_id: req.sessionId, usage: { output_tokens: 340 } });
+  });
+
+  test("spawns exactly the decided argv, in the run cwd, in our process group, marked as ours", async () => {
+    const req = request({
+      model: "claude-opus-4-7",
+      env: fakeEnv({ CODEALMANAC_EXECUTION_ID: "exec-42", CLAUDECODE: "1" }),
+    });
+    const { result } = await run(req);
+    expect(result.status).toBe("succeeded");
+    const [call, ...more] = invocations();
+    expect(more).toEqual([]);
+    expect(call?.argv).toEqual([
+      "-p",
+      "--output-format",
+      "stream-json",
+      "--verbose",
+      "--permission-mode",
+      "acceptEdits",
+      "--allowedTools",
+      "Read,Write,Edit,MultiEdit,Glob,Grep,Bash(git status:*),Bash(git diff:*),Bash(git log:*)",
+      "--model",
+      "claude-opus-4-7",
+      "--session-id",
+      req.sessionId,
+    ]);
+    expect(call?.argv[7]).toBe(CLAUDE_ALLOWED_TOOLS);
+    expect(call).toMatchObject({
+      cwd: repo,
+      ppid: process.pid,
+      session_id: req.sessionId,
+      model: "claude-opus-4-7",
+      env_execution_id: "exec-42",
+      entrypoint: "codealmanac",
+    });
+    if (process.platform === "linux") {
+      const stat = readFileSync("/proc/self/stat", "utf8");
+      const ownGroup = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]);
+      expect(call?.pgid).toBe(ownGroup); // not detached
+    }
+  });
+
+  test("the prompt reaches the CLI on stdin byte-for-byte, however large", async () => {
+    const prompt =
+      "  \n Runtime context:\r\n" +
+      JSON.stringify({ run_id: "run_20261129_abc", note: "naïve café ✓ 日本 🚀" }, null, 2) +
+      "\nrun_id: run_20261129_abc\n" +
+      "x".repeat(2_000_000) +
+      "\n\n  ";
+    const { result } = await run(request({ prompt }));
+    expect(result.status).toBe("succeeded");
+    const bytes = Buffer.from(prompt, "utf8");
+    expect(invocations()[0]).toMatchObject({
+      prompt_length: bytes.length,
+      prompt_sha256: createHash("sha256").update(bytes).digest("hex"),
+      run_id: "run_20261129_abc",
+    });
+  });
+
+  test("not logged in fails as claude.not_authenticated with the login fix", async () => {
+    const { result, live } = await run(request({ env: fakeEnv({ FAKE_CLAUDE_SCENARIO: "not-logged-in" }) }));
+    expectWellFormed(result, live);
+    expect(result).toMatchObject({
+      status: "failed",
+      outputText: "Not logged in · Please run /login",
+      summary: null,
+      costUsd: 0,
+      failure: {
+        provider: "claude",
+        code: "claude.not_authenticated",
+        message: "Not logged in · Please run /login",
+        fix: "Run `claude auth login` or set ANTHROPIC_API_KEY",
+      },
+    });
+    expect(result.events.map((event) => event.kind)).toEqual(["provider_session", "error", "done"]);
+    expect(result.events.at(-1)?.message).toBe("claude failed: Not logged in · Please run /login");
+  });
+
+  test("a crash without a result fails as claude.process_failed with the first stderr line", async () => {
+    let stderr = "";
+    const { result, live } = await run(
+      request({ env: fakeEnv({ FAKE_CLAUDE_SCENARIO: "crash" }), onStderr: (text) => (stderr += text) }),
+    );
+    expectWellFormed(result, live);
+    expect(stderr).toBe("fatal: simulated crash\n");
+    expect(result).toMatchObject({
+      status: "failed",
+      outputText: "fatal: simulated crash",
+      failure: { provider: "claude", code: "claude.process_failed", message: "fatal: simulated crash" },
+    });
+  });
+
+  test("a CLI that rejects its arguments fails with its stderr (here: a non-UUID session id)", async () => {
+    const { result, live } = await run(request({ sessionId: "not-a-uuid" }));
+    expectWellFormed(result, live);
+    expect(result.failure).toMatchObject({
+      code: "claude.process_failed",
+      message: "Error: Invalid session ID. Must be a valid UUID.",
+    });
+    expect(result.sessionId).toBeNull();
+    expect(result.transcriptPath).toBeNull();
+  });
+
+  test("a timeout stops a hanging CLI and fails with code timeout", async () => {
+    const started = join(dir, "started");
+    const { result, live } = await run(
+      request({ timeoutMs: 1_500, env: fakeEnv({ FAKE_CLAUDE_SCENARIO: "hang", FAKE_CLAUDE_STARTED_FILE: started }) }),
+    );
+    expectWellFormed(result, live);
+    expect(result.failure).toMatchObject({ code: "timeout", message: "claude timed out after 1.5 s" });
+    expect(result.events.map((event) => event.kind)).toEqual(["provider_session", "done"]);
+    const pid = Number(readFileSync(started, "utf8"));
+    expect(isAlive(pid)).toBe(false);
+  });
+
+  test("a CLI that ignores SIGTERM is SIGKILLed after the grace period", async () => {
+    const started = join(dir, "started");
+    const begun = Date.now();
+    const { result } = await run(
+      request({
+        // Long enough for the fake to install its SIGTERM handler first.
+        timeoutMs: 1_000,
+        env: fakeEnv({ FAKE_CLAUDE_SCENARIO: "ignore-sigterm", FAKE_CLAUDE_STARTED_FILE: started }),
+      }),
+    );
+    expect(result.failure?.code).toBe("timeout");
+    expect(Date.now() - begun).toBeGreaterThanOrEqual(3_000);
+    expect(isAlive(Number(readFileSync(started, "utf8")))).toBe(false);
+  });
+
+  test("a detached grandchild does not keep the run from finishing", async () => {
+    const pidFile = join(dir, "grandchild.pid");
+    const started = join(dir, "started");
+    const controller = new AbortController();
+    const running = createClaudeAdapter().run(
+      request({
+        signal: controller.signal,
+        env: fakeEnv({
+          FAKE_CLAUDE_SCENARIO: "spawn-grandchild",
+          FAKE_CLAUDE_GRANDCHILD_PID_FILE: pidFile,
+          FAKE_CLAUDE_STARTED_FILE: started,
+        }),
+      }),
+      () => {},
+    );
+    const child = Number(await waitForFile(started));
+    const grandchild = Number(readFileSync(pidFile, "utf8"));
+    strays.push(grandchild);
+    controller.abort();
+    const result = await running;
+    expect(result.status).toBe("cancelled");
+    expect(isAlive(child)).toBe(false);
+    // Killing the tree is the executor's job (decisions.md §17); the adapter only ends its child.
+    expect(isAlive(grandchild)).toBe(true);
+  });
+
+  test("an authentication api_retry stops the CLI early instead of waiting out the retries", async () => {
+    const begun = Date.now();
+    const { result, live } = await run(
+      request({ timeoutMs: 20_000, env: fakeEnv({ FAKE_CLAUDE_SCENARIO: "auth-retry" }) }),
+    );
+    expectWellFormed(result, live);
+    expect(Date.now() - begun).toBeLessThan(15_000);
+    expect(result.failure).toMatchObject({
+      code: "claude.not_authenticated",
+      message: "Claude API authentication failed (HTTP 401)",
+      fix: "Run `claude auth login` or set ANTHROPIC_API_KEY",
+    });
+    expect(result.events.filter((event) => event.kind === "error")).toHaveLength(1);
+    expect(isAlive(invocations()[0]!.pid)).toBe(false);
+  });
+
+  test("a CLI that lingers after its result is stopped and the result still counts", async () => {
+    const adapter = createClaudeAdapter({ exitAfterResultMs: 200 });
+    const live: HarnessEvent[] = [];
+    const result = await adapter.run(
+      request({ timeoutMs: 20_000, env: fakeEnv({ FAKE_CLAUDE_SCENARIO: "linger-after-result" }) }),
+      (event) => live.push(event),
+    );
+    expectWellFormed(result, live);
+    expect(result.status).toBe("succeeded");
+    expect(isAlive(invocations()[0]!.pid)).toBe(false);
+  });
+
+  test("aborting the signal cancels a running CLI; events arrive live before the end", async () => {
+    const controller = new AbortController();
+    const live: HarnessEvent[] = [];
+    const result = await createClaudeAdapter().run(
+      request({ signal: controller.signal, env: fakeEnv({ FAKE_CLAUDE_SCENARIO: "hang" }) }),
+      (event) => {
+        live.push(event);
+        if (event.kind === "provider_session") controller.abort();
+      },
+    );
+    expectWellFormed(result, live);
+    expect(result).toMatchObject({ status: "cancelled", failure: null, outputText: "claude cancelled" });
+  });
+
+  test("aborting from outside once the agent is running stops it and ends as cancelled", async () => {
+    const started = join(dir, "started");
+    const controller = new AbortController();
+    const live: HarnessEvent[] = [];
+    const running = createClaudeAdapter().run(
+      request({
+        signal: controller.signal,
+        env: fakeEnv({ FAKE_CLAUDE_SCENARIO: "hang", FAKE_CLAUDE_STARTED_FILE: started }),
+      }),
+      (event) => live.push(event),
+    );
+    const pid = Number(await waitForFile(started));
+    controller.abort();
+    const result = await running;
+    expectWellFormed(result, live);
+    expect(result.status).toBe("cancelled");
+    expect(isAlive(pid)).toBe(false);
+  });
+
+  test("a throwing event sink stops the CLI and rejects with the sink's error", async () => {
+    const boom = new Error("ledger is gone");
+    await expect(
+      createClaudeAdapter().run(request({ env: fakeEnv({ FAKE_CLAUDE_SCENARIO: "hang" }) }), () => {
+        throw boom;
+      }),
+    ).rejects.toBe(boom);
+    expect(isAlive(invocations()[0]!.pid)).toBe(false);
+  });
+
+  test("a missing executable fails as claude.not_installed without spawning", async () => {
+    const empty = join(dir, "empty-bin");
+    mkdirSync(empty);
+    const viaPath = await run(request({ env: { ...fakeEnv(), PATH: empty } }));
+    expectWellFormed(viaPath.result, viaPath.live);
+    expect(viaPath.result.failure).toEqual({
+      provider: "claude",
+      code: "claude.not_installed",
+      message: "claude not found on PATH",
+      fix: "Install Claude Code (npm install -g @anthropic-ai/claude-code) or use --using codex",
+    });
+    expect(viaPath.result.events.map((event) => event.kind)).toEqual(["done"]);
+
+    const live: HarnessEvent[] = [];
+    const viaOption = await createClaudeAdapter({ executable: join(dir, "nope", "claude") }).run(request(), (event) =>
+      live.push(event),
+    );
+    expect(viaOption.failure?.code).toBe("claude.not_installed");
+    expect(invocations()).toEqual([]);
+  });
+});
+
+describe("Claude readiness", () => {
+  test("PATH without claude → unavailable with an install repair; nothing is spawned", async () => {
+    const empty = join(dir, "empty-bin");
+    mkdirSync(empty);
+    const readiness = await createClaudeAdapter().readiness({ PATH: empty, FAKE_CLAUDE_INVOCATION_LOG: log });
+    expect(readiness).toEqual({
+      kind: "claude",
+      available: false,
+      message: "claude not found on PATH",
+      repair: "Install Claude Code (npm install -g @anthropic-ai/claude-code) or use --using codex",
+    });
+  });
+
+  test("claude on PATH → available, found by lookup alone", async () => {
+    const readiness = await createClaudeAdapter().readiness(fakeEnv());
+    expect(readiness).toEqual({ kind: "claude", available: true, message: `claude found at ${FAKE}` });
+    expect(invocations()).toEqual([]);
+  });
+});
+
+describe("Claude transcript location", () => {
+  test("encodes the real cwd the way Claude names project folders", () => {
+    expect(encodeClaudeProjectFolder("/home/dev/src/invoice-api")).toBe("-home-dev-src-invoice-api");
+    expect(encodeClaudeProjectFolder("/home/dev/src/my-app.v2")).toBe("-home-dev-src-my-app-v2");
+    expect(encodeClaudeProjectFolder("/home/dev/my_proj")).toBe("-home-dev-my-proj");
+    expect(encodeClaudeProjectFolder("/home/dev/dir with space/é")).toBe("-home-dev-dir-with-space--");
+    expect(encodeClaudeProjectFolder("C:\\Users\\dev\\proj")).toBe("C--Users-dev-proj");
+    const long = `/${"a".repeat(250)}`;
+    const folder = encodeClaudeProjectFolder(long);
+    expect(folder.slice(0, 200)).toBe(`-${"a".repeat(199)}`); // the first 200 characters of the encoding
+    expect(folder).toMatch(/^-a{199}-[0-9a-z]+$/);
+    expect(encodeClaudeProjectFolder(long)).toBe(folder); // deterministic
+    expect(encodeClaudeProjectFolder(`${long}b`)).not.toBe(folder);
+  });
+
+  test("uses CLAUDE_CONFIG_DIR when set and resolves symlinks in the cwd", () => {
+    const link = join(dir, "link");
+    symlinkSync(repo, link);
+    expect(claudeTranscriptPath(link, "abc", { CLAUDE_CONFIG_DIR: "/cfg", HOME: "/home/x" })).toBe(
+      join("/cfg", "projects", encodeClaudeProjectFolder(repo), "abc.jsonl"),
+    );
+    expect(claudeTranscriptPath(link, "abc", { HOME: "/home/x" })).toBe(
+      join("/home/x", ".claude", "projects", encodeClaudeProjectFolder(repo), "abc.jsonl"),
+    );
+  });
+});
+
+describe("the fake claude itself rejects what the real CLI rejects", () => {
+  const fake = (args: string[]) =>
+    spawnSync(FAKE, args, { input: "hello", encoding: "utf8", env: fakeEnv(), timeout: 10_000 });
+
+  test("stream-json without --verbose", () => {
+    const out = fake(["-p", "--output-format", "stream-json"]);
+    expect(out.status).toBe(1);
+    expect(out.stdout).toBe("");
+    expect(out.stderr).toBe("Error: When using --print, --output-format=stream-json requires --verbose\n");
+  });
+
+  test("an unknown option", () => {
+    const out = fake(["-p", "--output-format", "stream-json", "--verbose", "--frobnicate"]);
+    expect(out.status).toBe(1);
+    expect(out.stderr).toBe("error: unknown option '--frobnicate'\n");
+  });
+});
