@@ -175,8 +175,9 @@ if (file) {
 }
 `;
 
+/** "1k", "10k", or "300p" (never a bare number, so object keys keep their order). */
 function sizeLabel(pages) {
-  return pages >= 1000 && pages % 1000 === 0 ? `${pages / 1000}k` : String(pages);
+  return pages >= 1000 && pages % 1000 === 0 ? `${pages / 1000}k` : `${pages}p`;
 }
 
 /** Sum of the regular files under `dir`, plus a per-file breakdown (relative paths). */
@@ -301,7 +302,7 @@ function createContext(opts) {
      */
     generate(root, pages, seed) {
       const args = [GENERATOR, "--pages", String(pages), "--out", root, "--seed", String(seed)];
-      const result = spawnSync(process.execPath, args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+      const result = spawnSync(process.execPath, args, { env: baseEnv, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
       if (result.error || result.status !== 0) throw new CommandFailed(`node ${args.map(quoteArg).join(" ")}`, process.cwd(), result);
       return JSON.parse(result.stdout);
     },

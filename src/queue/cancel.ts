@@ -52,5 +52,8 @@ export async function cancelRun(deps: CancelDeps, runId: string): Promise<Cancel
   }
   deps.hooks.run("cancelBeforeFinish");
   const finished = runs.finishCancellation(runId, now(), execution.executionId);
-  return { record: finished.record, changed: finished.changed };
+  // The worker may have written `cancelled` first, on seeing its executor exit after our
+  // intent: this request still caused the cancellation.
+  const caused = finished.changed || (intent.changed && finished.record.status === "cancelled");
+  return { record: finished.record, changed: caused };
 }

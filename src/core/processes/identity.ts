@@ -49,24 +49,25 @@ export function probeProcess(id: ProcessIdentity): "alive" | "gone" | "reused" {
 
 const MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
 
-/** Milliseconds for an `lstart` string such as "Sat Nov  1 21:46:00 2025", or null. */
+/**
+ * Milliseconds for an `lstart` string such as "Sat Nov  1 21:46:00 2025", or
+ * null. The fields are read as UTC because `ps` runs with TZ=UTC; the value is
+ * only ever used to order two such strings.
+ */
 function parseLstart(text: string): number | null {
-  const match = /^\s*(?:[A-Za-z]{3},?\s+)?([A-Za-z]{3})\s+(\d{1,2})\s+(\d{1,2}):(\d{2}):(\d{2})\s+(\d{4})\s*$/.exec(text);
-  if (match !== null) {
-    const [, mon, day, hour, minute, second, year] = match;
-    const month = MONTHS.indexOf((mon ?? "").toLowerCase());
-    if (month >= 0) {
-      return Date.UTC(Number(year), month, Number(day), Number(hour), Number(minute), Number(second));
-    }
-  }
-  const parsed = Date.parse(text);
-  return Number.isNaN(parsed) ? null : parsed;
+  const match = /^\s*(?:[A-Za-z]{3}\s+)?([A-Za-z]{3})\s+(\d{1,2})\s+(\d{1,2}):(\d{2}):(\d{2})\s+(\d{4})\s*$/.exec(text);
+  if (match === null) return null;
+  const [, mon, day, hour, minute, second, year] = match;
+  const month = MONTHS.indexOf((mon ?? "").toLowerCase());
+  if (month < 0) return null;
+  return Date.UTC(Number(year), month, Number(day), Number(hour), Number(minute), Number(second));
 }
 
 /**
  * Orders two raw start times: negative if `a` started first, 0 if equal, positive
  * if `a` started later. Tick counts (Linux) compare as BigInt; `lstart` strings
- * (macOS) as dates. Throws RangeError if the values cannot be compared.
+ * (macOS) as dates. Throws RangeError if the values cannot be compared (for
+ * instance one of each kind).
  */
 export function compareStartTimes(a: string, b: string): number {
   if (/^\d+$/.test(a) && /^\d+$/.test(b)) {

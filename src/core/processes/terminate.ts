@@ -1,7 +1,7 @@
 import { isProcessAlive, pollUntil, readProcessStartTime } from "./identity.js";
 import type { ProcessIdentity } from "./identity.js";
-import { backend, isPlainPid } from "./platform.js";
-import { findExecutionProcesses } from "./tree.js";
+import { backend, isDeadState, isPlainPid } from "./platform.js";
+import { findExecutionProcesses, findExecutionProcessesIn } from "./tree.js";
 import type { ExecutionTarget } from "./tree.js";
 
 /**
@@ -111,7 +111,12 @@ async function killUntilGone(
   const killed = new Set<string>();
   let alive: ProcessIdentity[] = [];
   const sweep = (): boolean => {
-    alive = signals.tracked().filter(isProcessAlive);
+    // One snapshot per sweep serves both the re-enumeration and the liveness check.
+    const table = backend.list();
+    for (const id of findExecutionProcessesIn(table, target)) signals.track(id);
+    const live = new Map<number, string>();
+    for (const row of table) if (!isDeadState(row.state)) live.set(row.pid, row.startTime);
+    alive = signals.tracked().filter((id) => live.get(id.pid) === id.startTime);
     for (const id of alive) {
       const key = identityKey(id);
       if (killed.has(key)) continue;

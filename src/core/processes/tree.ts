@@ -32,7 +32,11 @@ export interface ExecutionTarget {
  * to a stranger.
  */
 export function findExecutionProcesses(target: ExecutionTarget): ProcessIdentity[] {
-  const table = backend.list();
+  return findExecutionProcessesIn(backend.list(), target);
+}
+
+/** findExecutionProcesses over a process table already read. */
+export function findExecutionProcessesIn(table: readonly ProcessInfo[], target: ExecutionTarget): ProcessIdentity[] {
   return selectExecutionProcesses(table, target, {
     excluded: callerAndAncestors(table),
     readEnviron: (pid, key) => backend.readEnviron(pid, key),

@@ -68,6 +68,7 @@ describe("parsing", () => {
     expect(compareStartTimes("Thu Jan 1 00:00:00 2026", "Wed Dec 31 23:59:59 2025")).toBeGreaterThan(0);
     expect(compareStartTimes("Sat Nov 1 09:05:07 2025", "Sat Nov  1 09:05:07 2025")).toBe(0);
     expect(() => compareStartTimes("soon", "later")).toThrow(RangeError);
+    expect(() => compareStartTimes("12345", "Sat Nov 1 09:05:07 2025")).toThrow(RangeError);
   });
 });
 

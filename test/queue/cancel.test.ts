@@ -1,0 +1,138 @@
+import { afterEach, describe, expect, test } from "vitest";
+import { spawn } from "node:child_process";
+import { join } from "node:path";
+import { sandbox, waitFor, writeWiki, type Sandbox } from "../support/cli.js";
+import { readProcessStartTime } from "../../src/core/processes/index.js";
+import { events, holdQueue, processAlive, readRun, waitForExits, waitForFile, waitForIdle, waitForStatus, writeDb } from "./support.js";
+
+let box: Sandbox;
+const leaked: number[] = [];
+afterEach(() => {
+  for (const pid of leaked.splice(0)) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  }
+  box?.cleanup();
+});
+
+interface Receipt {
+  run_id: string;
+  child_pid: number;
+}
+
+const garden = (b: Sandbox, root: string, env: NodeJS.ProcessEnv = {}) =>
+  b.run(["garden", "--using", "claude", "--json"], { cwd: root, env }).json<Receipt>();
+
+describe("cancellation", () => {
+  test("a queued run is cancelled atomically and a second cancel changes nothing", async () => {
+    box = sandbox();
+    const root = writeWiki(join(box.dir, "repo"), {});
+    box.run(["jobs"]);
+    holdQueue(box);
+    const run = garden(box, root);
+    await waitForExits([run.child_pid]);
+    const first = box.run(["jobs", "cancel", run.run_id, "--json"]);
+    expect(first.code).toBe(0);
+    expect(first.json()).toMatchObject({ changed: true, record: { run_id: run.run_id, status: "cancelled" } });
+    const again = box.run(["jobs", "cancel", run.run_id]);
+    expect(again.stdout).toBe(`job already cancelled: ${run.run_id}\n`);
+    expect(events(box, run.run_id).map((e) => e.message)).toEqual(["queued garden", "cancelled"]);
+  });
+
+  test("a running run is cancelled with its whole tree, including a grandchild in its own session", async () => {
+    box = sandbox();
+    const root = writeWiki(join(box.dir, "repo"), {});
+    const grandchildFile = join(box.dir, "grandchild.pid");
+    const run = garden(box, root, { FAKE_CLAUDE_SCENARIO: "spawn-grandchild", FAKE_CLAUDE_GRANDCHILD_PID_FILE: grandchildFile });
+    const grandchild = Number(await waitForFile(grandchildFile));
+    leaked.push(grandchild);
+    const executor = (await waitForStatus(box, run.run_id, ["running"])).executor_pid!;
+    const result = box.run(["jobs", "cancel", run.run_id]);
+    expect(result.stderr).toBe("");
+    expect(result.stdout).toBe(`cancelled ${run.run_id}\n`);
+    expect(result.code).toBe(0);
+    expect(processAlive(grandchild)).toBe(false);
+    expect(processAlive(executor)).toBe(false);
+    expect(readRun(box, run.run_id)?.status).toBe("cancelled");
+    const messages = events(box, run.run_id).map((e) => e.message);
+    expect(messages.slice(0, 2)).toEqual(["queued garden", "running"]);
+    expect(messages.slice(-2)).toEqual(["cancellation requested", "cancelled"]);
+    await waitForIdle(box);
+  });
+
+  test("an agent that ignores SIGTERM is killed after the grace period", async () => {
+    box = sandbox();
+    const root = writeWiki(join(box.dir, "repo"), {});
+    const started = join(box.dir, "agent.pid");
+    const run = garden(box, root, { FAKE_CLAUDE_SCENARIO: "ignore-sigterm", FAKE_CLAUDE_STARTED_FILE: started });
+    const agent = Number(await waitForFile(started));
+    leaked.push(agent);
+    const result = box.run(["jobs", "cancel", run.run_id, "--json"]);
+    expect(result.code).toBe(0);
+    expect(result.json()).toMatchObject({ changed: true, record: { status: "cancelled" } });
+    expect(processAlive(agent)).toBe(false);
+  });
+
+  test("cancellation is refused for a reused pid and the stranger is never signalled", async () => {
+    box = sandbox();
+    const root = writeWiki(join(box.dir, "repo"), {});
+    box.run(["jobs"]);
+    holdQueue(box);
+    const run = garden(box, root);
+    await waitForExits([run.child_pid]);
+    const stranger = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
+    leaked.push(stranger.pid!);
+    await waitFor(() => readProcessStartTime(stranger.pid!), 5_000, "the stranger to start");
+    writeDb(box, (db) =>
+      db
+        .prepare(
+          `UPDATE runs SET status = 'running', started_at = 1, execution_id = 'exec-old', executor_pid = ?,
+             executor_start_time = '1', executor_pgid = ? WHERE run_id = ?`,
+        )
+        .run(stranger.pid, stranger.pid, run.run_id),
+    );
+    const result = box.run(["jobs", "cancel", run.run_id]);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toMatch(new RegExp(`^codealmanac: refusing to signal pid ${stranger.pid}: it is no longer run`));
+    expect(processAlive(stranger.pid!)).toBe(true);
+    expect(readRun(box, run.run_id)).toMatchObject({ status: "running" });
+    expect(readRun(box, run.run_id)?.cancel_requested_at).not.toBeNull();
+  });
+
+  test("a canceller SIGKILLed between the stop and the final write still ends in cancelled", async () => {
+    box = sandbox();
+    const root = writeWiki(join(box.dir, "repo"), {});
+    const started = join(box.dir, "agent.pid");
+    const run = garden(box, root, { FAKE_CLAUDE_SCENARIO: "hang", FAKE_CLAUDE_STARTED_FILE: started });
+    leaked.push(Number(await waitForFile(started)));
+    await waitForStatus(box, run.run_id, ["running"]);
+    const result = box.run(["jobs", "cancel", run.run_id], {
+      env: { CODEALMANAC_TEST_HOOKS: JSON.stringify({ cancelBeforeFinish: "kill -9 $PPID" }) },
+    });
+    expect(result.signal).toBe("SIGKILL");
+    const final = await waitForStatus(box, run.run_id, ["cancelled", "failed", "done"]);
+    expect(final.status).toBe("cancelled");
+  });
+
+  test("a canceller SIGKILLed right after recording intent: the worker carries the cancellation out", async () => {
+    box = sandbox({ CODEALMANAC_TEST_WORKER_TIMING: JSON.stringify({ abandonedCancelMs: 1_000 }) });
+    const root = writeWiki(join(box.dir, "repo"), {});
+    const started = join(box.dir, "agent.pid");
+    const run = garden(box, root, { FAKE_CLAUDE_SCENARIO: "hang", FAKE_CLAUDE_STARTED_FILE: started });
+    const agent = Number(await waitForFile(started));
+    leaked.push(agent);
+    await waitForStatus(box, run.run_id, ["running"]);
+    const result = box.run(["jobs", "cancel", run.run_id], {
+      env: { CODEALMANAC_TEST_HOOKS: JSON.stringify({ cancelAfterIntent: "kill -9 $PPID" }) },
+    });
+    expect(result.signal).toBe("SIGKILL");
+    expect(processAlive(agent)).toBe(true);
+    const final = await waitForStatus(box, run.run_id, ["cancelled", "failed", "done"]);
+    expect(final.status).toBe("cancelled");
+    await waitFor(() => !processAlive(agent), 10_000, "the agent to be stopped");
+  });
+});

@@ -1,0 +1,120 @@
+import { afterEach, describe, expect, test } from "vitest";
+import { join } from "node:path";
+import { writeFileSync, mkdirSync } from "node:fs";
+import { sandbox, writeWiki, type Sandbox } from "../support/cli.js";
+import { allRuns, events, processAlive, readRun, waitForExits, waitForFile, waitForIdle, waitForStatus, workerLog } from "./support.js";
+import { waitFor } from "../support/cli.js";
+
+let box: Sandbox;
+const leaked: number[] = [];
+afterEach(() => {
+  for (const pid of leaked.splice(0)) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  }
+  box?.cleanup();
+});
+
+interface Receipt {
+  run_id: string;
+  child_pid: number;
+}
+
+const garden = (b: Sandbox, root: string, env: NodeJS.ProcessEnv = {}) =>
+  b.run(["garden", "--using", "claude", "--json"], { cwd: root, env }).json<Receipt>();
+
+describe("crashes", () => {
+  test("a SIGKILLed worker's lock is taken at once; its live executor is adopted, not doubled", async () => {
+    box = sandbox();
+    const root = writeWiki(join(box.dir, "repo"), {});
+    const started = join(box.dir, "agent-started");
+    const first = garden(box, root, { FAKE_CLAUDE_STARTED_FILE: started, FAKE_CLAUDE_DELAY_MS: "1500" });
+    await waitForFile(started);
+    process.kill(first.child_pid, "SIGKILL");
+    await waitForExits([first.child_pid]);
+
+    const second = garden(box, root);
+    // The new worker takes the dead worker's lock immediately instead of exiting.
+    await waitFor(() => workerLog(box).includes(`worker ${second.child_pid}: acquired the queue lock`), 10_000, "takeover");
+    expect(workerLog(box)).toContain(`worker ${second.child_pid}: adopting run ${first.run_id}`);
+    await waitForIdle(box);
+    const runs = allRuns(box);
+    expect(runs.map((r) => r.status)).toEqual(["done", "done"]);
+    // The adopted run finished before the next one was claimed: never two at once.
+    const firstDone = events(box, first.run_id).find((e) => e.message === "done");
+    expect(firstDone).toBeDefined();
+    expect(runs[1]!.claim_seq).toBe(2);
+  });
+
+  test("a SIGKILLed executor's agent tree is killed and the run fails naming the executor", async () => {
+    box = sandbox();
+    const root = writeWiki(join(box.dir, "repo"), {});
+    const grandchildFile = join(box.dir, "grandchild.pid");
+    const run = garden(box, root, { FAKE_CLAUDE_SCENARIO: "spawn-grandchild", FAKE_CLAUDE_GRANDCHILD_PID_FILE: grandchildFile });
+    const grandchild = Number(await waitForFile(grandchildFile));
+    leaked.push(grandchild);
+    const executor = (await waitForStatus(box, run.run_id, ["running"])).executor_pid!;
+    process.kill(executor, "SIGKILL");
+    const failed = await waitForStatus(box, run.run_id, ["failed"]);
+    expect(failed.failure_category).toBe("internal_error");
+    expect(failed.error).toBe(`executor ${executor} was killed by SIGKILL without finishing the run`);
+    await waitFor(() => !processAlive(grandchild), 10_000, "the agent's grandchild to die");
+  });
+
+  test("when worker and executor both die, the next `jobs` read terminalizes the run and kills the agent", async () => {
+    box = sandbox();
+    const root = writeWiki(join(box.dir, "repo"), {});
+    const grandchildFile = join(box.dir, "grandchild.pid");
+    const run = garden(box, root, { FAKE_CLAUDE_SCENARIO: "spawn-grandchild", FAKE_CLAUDE_GRANDCHILD_PID_FILE: grandchildFile });
+    const grandchild = Number(await waitForFile(grandchildFile));
+    leaked.push(grandchild);
+    const executor = (await waitForStatus(box, run.run_id, ["running"])).executor_pid!;
+    process.kill(run.child_pid, "SIGKILL");
+    process.kill(executor, "SIGKILL");
+    await waitForExits([run.child_pid, executor]);
+    expect(readRun(box, run.run_id)?.status).toBe("running");
+
+    const jobs = box.run(["jobs", "--json"]);
+    expect(jobs.code).toBe(0);
+    const record = jobs.json<{ run_id: string; status: string; error: string }[]>()[0]!;
+    expect(record).toMatchObject({ run_id: run.run_id, status: "failed" });
+    expect(record.error).toBe(`executor ${executor} is gone; the run was interrupted before it finished`);
+    await waitFor(() => !processAlive(grandchild), 10_000, "the orphaned agent to die");
+  });
+
+  test("a run that exceeds runs.timeout is stopped and fails with category timeout", async () => {
+    box = sandbox();
+    mkdirSync(box.state, { recursive: true });
+    writeFileSync(join(box.state, "config.toml"), '[runs]\ntimeout = "2s"\n');
+    const root = writeWiki(join(box.dir, "repo"), {});
+    const started = join(box.dir, "agent.pid");
+    const run = garden(box, root, { FAKE_CLAUDE_SCENARIO: "ignore-sigterm", FAKE_CLAUDE_STARTED_FILE: started });
+    const agent = Number(await waitForFile(started));
+    leaked.push(agent);
+    const failed = await waitForStatus(box, run.run_id, ["failed", "done"], 30_000);
+    expect(failed).toMatchObject({ status: "failed", failure_category: "timeout" });
+    expect(failed.error).toBe("run exceeded runs.timeout (2s)");
+    expect(processAlive(agent)).toBe(false);
+    await waitForIdle(box);
+  });
+
+  test("a malformed spec fails its own run and the worker drains the rest", async () => {
+    box = sandbox();
+    const root = writeWiki(join(box.dir, "repo"), {});
+    box.run(["jobs"]);
+    const { holdQueue, releaseQueue, writeDb } = await import("./support.js");
+    holdQueue(box);
+    const bad = garden(box, root);
+    const good = garden(box, root);
+    await waitForExits([bad.child_pid, good.child_pid]);
+    writeDb(box, (db) => db.prepare("UPDATE runs SET spec_json = '{not json' WHERE run_id = ?").run(bad.run_id));
+    releaseQueue(box);
+    box.run(["jobs"]);
+    await waitForIdle(box);
+    expect(readRun(box, bad.run_id)).toMatchObject({ status: "failed", failure_category: "internal_error" });
+    expect(readRun(box, good.run_id)?.status).toBe("done");
+  });
+});

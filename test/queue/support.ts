@@ -1,0 +1,129 @@
+import Database from "better-sqlite3";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { readProcessStartTime } from "../../src/core/processes/index.js";
+import { waitFor, type Sandbox } from "../support/cli.js";
+
+export interface RunRow {
+  run_id: string;
+  status: string;
+  kind: string;
+  error: string | null;
+  failure_category: string | null;
+  executor_pid: number | null;
+  execution_id: string | null;
+  worker_token: string | null;
+  claim_seq: number | null;
+  seq: number;
+  cancel_requested_at: number | null;
+}
+
+/** Reads the state database directly: polling it has no side effects (unlike `jobs`). */
+export function readRun(box: Sandbox, runId: string): RunRow | undefined {
+  const db = new Database(join(box.state, "codealmanac.db"), { readonly: true, fileMustExist: true });
+  try {
+    db.pragma("busy_timeout = 5000");
+    return db.prepare("SELECT * FROM runs WHERE run_id = ?").get(runId) as RunRow | undefined;
+  } finally {
+    db.close();
+  }
+}
+
+export function allRuns(box: Sandbox): RunRow[] {
+  const db = new Database(join(box.state, "codealmanac.db"), { readonly: true, fileMustExist: true });
+  try {
+    db.pragma("busy_timeout = 5000");
+    return db.prepare("SELECT * FROM runs ORDER BY seq").all() as RunRow[];
+  } finally {
+    db.close();
+  }
+}
+
+export function events(box: Sandbox, runId: string): { seq: number; kind: string; message: string }[] {
+  const db = new Database(join(box.state, "codealmanac.db"), { readonly: true, fileMustExist: true });
+  try {
+    return db.prepare("SELECT seq, kind, message FROM run_events WHERE run_id = ? ORDER BY seq").all(runId) as {
+      seq: number;
+      kind: string;
+      message: string;
+    }[];
+  } finally {
+    db.close();
+  }
+}
+
+export function writeDb(box: Sandbox, work: (db: Database.Database) => void): void {
+  const db = new Database(join(box.state, "codealmanac.db"));
+  try {
+    db.pragma("busy_timeout = 10000");
+    work(db);
+  } finally {
+    db.close();
+  }
+}
+
+/** Parks the queue: a live, fresh lock owner (this test process) so spawned workers exit at once. */
+export function holdQueue(box: Sandbox): void {
+  const startTime = readProcessStartTime(process.pid)!;
+  writeDb(box, (db) =>
+    db
+      .prepare(
+        `INSERT INTO worker_lock (id, token, pid, start_time, acquired_at, heartbeat_at) VALUES (1, 'test-holder', ?, ?, ?, ?)
+         ON CONFLICT(id) DO UPDATE SET token = excluded.token, pid = excluded.pid, start_time = excluded.start_time,
+           acquired_at = excluded.acquired_at, heartbeat_at = excluded.heartbeat_at`,
+      )
+      .run(process.pid, startTime, Date.now(), Date.now() + 3_600_000),
+  );
+}
+
+export function releaseQueue(box: Sandbox): void {
+  writeDb(box, (db) => db.prepare("DELETE FROM worker_lock WHERE token = 'test-holder'").run());
+}
+
+export async function waitForStatus(box: Sandbox, runId: string, statuses: string[], timeoutMs = 30_000): Promise<RunRow> {
+  return waitFor(
+    () => {
+      const row = readRun(box, runId);
+      return row && statuses.includes(row.status) ? row : undefined;
+    },
+    timeoutMs,
+    `run ${runId} to reach ${statuses.join("/")} (now ${readRun(box, runId)?.status})`,
+  );
+}
+
+/** Alive and not a zombie. */
+export function processAlive(pid: number): boolean {
+  return readProcessStartTime(pid) !== null;
+}
+
+export function workerLog(box: Sandbox): string {
+  const file = join(box.state, "logs", "worker.log");
+  return existsSync(file) ? readFileSync(file, "utf8") : "";
+}
+
+export async function waitForFile(path: string, timeoutMs = 20_000): Promise<string> {
+  return waitFor(() => (existsSync(path) ? readFileSync(path, "utf8").trim() || undefined : undefined), timeoutMs, path);
+}
+
+/** Waits until the queue is idle: no queued or running runs and no lock held. */
+export async function waitForIdle(box: Sandbox, timeoutMs = 60_000): Promise<void> {
+  await waitFor(
+    () => {
+      const runs = allRuns(box);
+      if (runs.some((r) => r.status === "queued" || r.status === "running")) return false;
+      const db = new Database(join(box.state, "codealmanac.db"), { readonly: true });
+      try {
+        return db.prepare("SELECT 1 FROM worker_lock").get() === undefined;
+      } finally {
+        db.close();
+      }
+    },
+    timeoutMs,
+    "the queue to become idle",
+  );
+}
+
+/** Waits until spawned processes (e.g. workers that found the queue parked) have exited. */
+export async function waitForExits(pids: number[], timeoutMs = 20_000): Promise<void> {
+  await waitFor(() => pids.every((pid) => !processAlive(pid)), timeoutMs, `processes ${pids.join(", ")} to exit`);
+}

@@ -1,0 +1,150 @@
+import { spawn, spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+export const BIN = join(ROOT, "dist", "bin.js");
+export const FAKE_BIN = join(ROOT, "test", "fixtures", "bin");
+
+export interface RunResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  json<T = unknown>(): T;
+}
+
+export interface Sandbox {
+  /** A fresh directory for repositories and files of this test. */
+  dir: string;
+  home: string;
+  state: string;
+  env: NodeJS.ProcessEnv;
+  run(args: string[], options?: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string; timeoutMs?: number }): RunResult;
+  runAsync(args: string[], options?: { cwd?: string; env?: NodeJS.ProcessEnv }): Promise<RunResult>;
+  cleanup(): void;
+}
+
+/** A private HOME and CODEALMANAC_HOME, with the fake agent CLIs first on PATH. */
+export function sandbox(extraEnv: NodeJS.ProcessEnv = {}): Sandbox {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), "ca-sandbox-")));
+  const home = join(dir, "home");
+  const state = join(dir, "state");
+  mkdirSync(home, { recursive: true });
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    HOME: home,
+    CODEALMANAC_HOME: state,
+    NO_COLOR: "1",
+    PATH: `${FAKE_BIN}:${process.env.PATH ?? ""}`,
+    ...extraEnv,
+  };
+  delete env.CODEALMANAC_TEST_HOOKS;
+  const run: Sandbox["run"] = (args, options = {}) => {
+    const result = spawnSync(process.execPath, [BIN, ...args], {
+      cwd: options.cwd ?? dir,
+      env: { ...env, ...(options.env ?? {}) },
+      input: options.input ?? "",
+      encoding: "utf8",
+      timeout: options.timeoutMs ?? 60_000,
+    });
+    return wrap(result.status, result.signal, result.stdout, result.stderr);
+  };
+  const runAsync: Sandbox["runAsync"] = (args, options = {}) =>
+    new Promise((resolvePromise) => {
+      const child = spawn(process.execPath, [BIN, ...args], {
+        cwd: options.cwd ?? dir,
+        env: { ...env, ...(options.env ?? {}) },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let stdout = "";
+      let stderr = "";
+      child.stdout.on("data", (d) => (stdout += d));
+      child.stderr.on("data", (d) => (stderr += d));
+      child.on("close", (code, signal) => resolvePromise(wrap(code, signal, stdout, stderr)));
+    });
+  return {
+    dir,
+    home,
+    state,
+    env,
+    run,
+    runAsync,
+    cleanup: () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+function wrap(code: number | null, signal: NodeJS.Signals | null, stdout: string, stderr: string): RunResult {
+  return {
+    code,
+    signal,
+    stdout,
+    stderr,
+    json<T>() {
+      try {
+        return JSON.parse(stdout) as T;
+      } catch {
+        throw new Error(`stdout is not JSON (exit ${code}):\n${stdout}\nstderr:\n${stderr}`);
+      }
+    },
+  };
+}
+
+export interface PageSpec {
+  title?: string;
+  summary?: string;
+  topics?: string[];
+  sources?: { id: string; type: string; [key: string]: string }[];
+  body: string;
+}
+
+/** A page with front matter, written the way authors write it. */
+export function page(spec: PageSpec): string {
+  const lines = ["---"];
+  if (spec.title !== undefined) lines.push(`title: ${spec.title}`);
+  if (spec.summary !== undefined) lines.push(`summary: ${spec.summary}`);
+  if (spec.topics !== undefined) lines.push(`topics: [${spec.topics.join(", ")}]`);
+  if (spec.sources !== undefined) {
+    if (spec.sources.length === 0) lines.push("sources: []");
+    else {
+      lines.push("sources:");
+      for (const source of spec.sources) {
+        const [first, ...rest] = Object.entries(source);
+        lines.push(`  - ${first![0]}: ${first![1]}`);
+        for (const [k, v] of rest) lines.push(`    ${k}: ${v}`);
+      }
+    }
+  }
+  lines.push("---", "", spec.body.trim(), "");
+  return lines.join("\n");
+}
+
+/** Writes an initialized wiki: almanac/README.md, topics.yaml and the given pages (paths under almanac/). */
+export function writeWiki(root: string, files: Record<string, string>, topicsYaml?: string): string {
+  const almanac = join(root, "almanac");
+  mkdirSync(almanac, { recursive: true });
+  const all: Record<string, string> = {
+    "README.md": page({ title: "Home", summary: "The landing page", topics: ["concepts"], sources: [], body: "# Home\n\nWelcome to the wiki." }),
+    "topics.yaml": topicsYaml ?? "topics:\n  - slug: concepts\n    title: Concepts\n    parents: []\n",
+    ...files,
+  };
+  for (const [rel, content] of Object.entries(all)) {
+    const path = join(almanac, rel);
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, content);
+  }
+  return root;
+}
+
+/** Waits for a condition observable from outside (a file, a status), polling with a bound. */
+export async function waitFor<T>(probe: () => T | undefined | null | false, timeoutMs = 20_000, what = "condition"): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
