@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { conflict, invalid, notFound } from "../core/errors.js";
 import { kebab, titleForSlug } from "../core/kebab.js";
 import { TopicsDocument } from "../wiki/topics-file.js";
-import { readTopicsForRewrite, rewritePageTopics } from "../wiki/rewrite.js";
+import { readTopicsForRewrite, rewritePageTopics, type TopicRename } from "../wiki/rewrite.js";
 import { writeFileAtomic } from "../wiki/atomic-write.js";
 import { resolveSlug } from "./views/pages.js";
 import { topicExists, topicSlug } from "./views/topics.js";
@@ -105,7 +105,10 @@ export class OrganizeService {
         throw conflictTopic(newSlug);
       }
       if (doc.has(oldSlug)) doc.renameTopic(oldSlug, newSlug);
-      const updated = pages.retag(oldSlug, (topics) => topics.map((t) => (t === oldSlug ? newSlug : t)));
+      const updated = pages.retag(oldSlug, (topics) => topics.map((t) => (t === oldSlug ? newSlug : t)), {
+        from: oldSlug,
+        to: newSlug,
+      });
       return { slug: newSlug, old_slug: oldSlug, action: "renamed", changed: true, pages_updated: updated };
     });
   }
@@ -175,7 +178,7 @@ class PagePlanner {
   readonly writes: PlannedWrite[] = [];
   constructor(private readonly index: WikiIndex) {}
 
-  retag(topic: string, edit: (topics: string[]) => string[]): number {
+  retag(topic: string, edit: (topics: string[]) => string[], rename?: TopicRename): number {
     const rows = this.index.db
       .prepare(
         "SELECT p.rel_path FROM page_topics t JOIN pages p ON p.slug = t.page_slug WHERE t.topic = ? ORDER BY p.rel_path",
@@ -187,7 +190,7 @@ class PagePlanner {
       const text = readFileSync(path, "utf8");
       const current = readTopicsForRewrite(text, path).map((t) => kebab(t));
       const next = [...new Set(edit(current))];
-      const content = rewritePageTopics(text, next, path);
+      const content = rewritePageTopics(text, next, path, rename);
       if (content !== text) this.writes.push({ path, content });
     }
     return this.writes.length;

@@ -13,15 +13,19 @@ export function readTopicsForRewrite(text: string, path: string): string[] {
   return normalizeTopicList(loadFrontmatter(text, path).value.topics);
 }
 
+/** A topic renamed in place: the item keeps its position and trailing comment. */
+export type TopicRename = { from: string; to: string };
+
 /**
  * Rewrites only the `topics` key of a page's front matter. Kept items keep their
- * position and spelling, dropped ones go, new ones are appended; every other byte
- * of the file stays as it was. Returns `text` itself when the topic list would not
- * change, so callers can skip the write.
+ * position and spelling, dropped ones go, new ones are appended; an item matching
+ * `rename.from` is respelled `rename.to` where it stands. Every other byte of the
+ * file stays as it was. Returns `text` itself when the topic list would not change,
+ * so callers can skip the write.
  */
-export function rewritePageTopics(text: string, topics: readonly string[], path: string): string {
+export function rewritePageTopics(text: string, topics: readonly string[], path: string, rename?: TopicRename): string {
   const loaded = loadFrontmatter(text, path);
-  const plan = planTopics(loaded.value.topics, normalizeTopicList([...topics]));
+  const plan = planTopics(loaded.value.topics, normalizeTopicList([...topics]), rename);
   if (sameList(plan.result, normalizeTopicList(loaded.value.topics))) return text;
 
   const { split } = loaded;
@@ -52,24 +56,29 @@ function loadFrontmatter(text: string, path: string): Loaded {
 type Plan = {
   /** Indexes of existing list items that stay. */
   keep: number[];
+  /** Kept items respelled by a rename, by index. */
+  respell: Map<number, string>;
   added: string[];
   result: string[];
 };
 
-function planTopics(existing: unknown, wanted: readonly string[]): Plan {
+function planTopics(existing: unknown, wanted: readonly string[], rename?: TopicRename): Plan {
   const items: unknown[] = Array.isArray(existing) ? existing : [];
   const keep: number[] = [];
+  const respell = new Map<number, string>();
   const kept: string[] = [];
   items.forEach((item, index) => {
     if (typeof item !== "string") return;
-    const slug = kebab(item);
+    const renamed = rename !== undefined && kebab(item) === rename.from;
+    const slug = renamed ? rename.to : kebab(item);
     if (wanted.includes(slug) && !kept.includes(slug)) {
       keep.push(index);
       kept.push(slug);
+      if (renamed) respell.set(index, slug);
     }
   });
   const added = wanted.filter((slug) => !kept.includes(slug));
-  return { keep, added, result: [...kept, ...added] };
+  return { keep, respell, added, result: [...kept, ...added] };
 }
 
 function sameList(a: readonly string[], b: readonly string[]): boolean {
@@ -82,7 +91,7 @@ function sameList(a: readonly string[], b: readonly string[]): boolean {
  */
 function editTopicsYaml(yaml: string, parsed: ParsedYaml, value: Record<string, unknown>, plan: Plan, eol: string): string {
   const items: unknown[] = Array.isArray(value.topics) ? value.topics : [];
-  const expected = JSON.stringify({ ...value, topics: [...plan.keep.map((i) => items[i]), ...plan.added] });
+  const expected = JSON.stringify({ ...value, topics: [...plan.keep.map((i) => plan.respell.get(i) ?? items[i]), ...plan.added] });
   const spliced = spliceTopics(yaml, parsed, plan, eol);
   if (spliced !== null && valueOf(spliced) === expected) return spliced;
   return rebuildTopics(yaml, plan, eol);
@@ -128,7 +137,8 @@ function spliceFlowList(yaml: string, list: Ranged & { items: unknown[] }, plan:
   for (const index of plan.keep) {
     const itemRange = (list.items[index] as Ranged | undefined)?.range;
     if (!itemRange) return null;
-    parts.push(yaml.slice(itemRange[0], itemRange[1]));
+    const respelled = plan.respell.get(index);
+    parts.push(respelled !== undefined ? scalarText(respelled) : yaml.slice(itemRange[0], itemRange[1]));
   }
   parts.push(...plan.added.map(scalarText));
   return yaml.slice(0, range[0]) + `[${parts.join(", ")}]` + yaml.slice(range[1]);
@@ -147,14 +157,23 @@ function spliceBlockList(yaml: string, list: { items: unknown[] }, plan: Plan, k
 
   const spans: { first: number; last: number }[] = [];
   let indent = "";
-  for (const item of list.items) {
+  for (const [index, item] of list.items.entries()) {
     const range = (item as Ranged).range;
     if (!range) return null;
     const first = lineOf(range[0]);
     const lead = /^([ \t]*)-[ \t]+$/.exec(yaml.slice(lineStarts[first] ?? 0, range[0]));
     if (!lead) return null;
     if (spans.length === 0) indent = lead[1] ?? "";
-    spans.push({ first, last: lineOf(Math.max(range[0], range[1] - 1)) });
+    const last = lineOf(Math.max(range[0], range[1] - 1));
+    const respelled = plan.respell.get(index);
+    if (respelled !== undefined) {
+      // Respell the item's own text only, so a trailing comment stays on its line.
+      if (last !== first) return null;
+      const start = lineStarts[first] ?? 0;
+      const line = lines[first] ?? "";
+      lines[first] = line.slice(0, range[0] - start) + scalarText(respelled) + line.slice(range[1] - start);
+    }
+    spans.push({ first, last });
   }
   const lastLine = spans[spans.length - 1]?.last;
   if (lastLine === undefined) return null;
@@ -208,7 +227,10 @@ function rebuildTopics(yaml: string, plan: Plan, eol: string): string {
   const root = doc.contents;
   const current = isMap(root) ? root.get("topics", true) : undefined;
   if (isSeq(current)) {
-    const kept: unknown[] = plan.keep.map((index) => current.items[index]);
+    const kept: unknown[] = plan.keep.map((index) => {
+      const respelled = plan.respell.get(index);
+      return respelled !== undefined ? doc.createNode(respelled) : current.items[index];
+    });
     current.items = [...kept, ...plan.added.map((topic) => doc.createNode(topic))];
   } else if (isMap(root)) root.set("topics", doc.createNode(plan.added));
   else doc.contents = doc.createNode({ topics: plan.added });

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, test } from "vitest";
 import { join } from "node:path";
 import { writeFileSync, mkdirSync } from "node:fs";
 import { sandbox, writeWiki, type Sandbox } from "../support/cli.js";
-import { allRuns, events, processAlive, readRun, waitForExits, waitForFile, waitForIdle, waitForStatus, workerLog } from "./support.js";
+import { allRuns, events, processAlive, readRun, waitForExits, waitForFile, waitForIdle, waitForStatus, workerLog, writeDb } from "./support.js";
 import { waitFor } from "../support/cli.js";
 
 let box: Sandbox;
@@ -116,5 +116,39 @@ describe("crashes", () => {
     await waitForIdle(box);
     expect(readRun(box, bad.run_id)).toMatchObject({ status: "failed", failure_category: "internal_error" });
     expect(readRun(box, good.run_id)?.status).toBe("done");
+  });
+});
+
+describe("a stalled worker", () => {
+  test("a worker stopped past stale_after loses the lock and never claims again once resumed", async () => {
+    box = sandbox({ CODEALMANAC_TEST_WORKER_TIMING: JSON.stringify({ staleAfterMs: 1_000, heartbeatMs: 200 }) });
+    const root = writeWiki(join(box.dir, "repo"), {});
+    const started = join(box.dir, "agent-started");
+    const first = garden(box, root, { FAKE_CLAUDE_STARTED_FILE: started, FAKE_CLAUDE_DELAY_MS: "2500" });
+    await waitForFile(started);
+    process.kill(first.child_pid, "SIGSTOP");
+    try {
+      await waitFor(() => {
+        let age = 0;
+        writeDb(box, (db) => {
+          const beat = db.prepare("SELECT heartbeat_at FROM worker_lock").pluck().get() as number;
+          age = Date.now() - beat;
+        });
+        return age > 1_100;
+      }, 10_000, "the stopped worker's heartbeat to go stale");
+      const second = garden(box, root);
+      await waitFor(() => workerLog(box).includes(`worker ${second.child_pid}: acquired the queue lock`), 10_000, "takeover");
+      expect(workerLog(box)).toContain(`worker ${second.child_pid}: adopting run ${first.run_id}`);
+    } finally {
+      process.kill(first.child_pid, "SIGCONT");
+    }
+    await waitForIdle(box);
+    await waitForExits([first.child_pid]);
+    const runs = allRuns(box);
+    expect(runs.map((r) => r.status)).toEqual(["done", "done"]);
+    const log = workerLog(box);
+    expect(log).toContain(`worker ${first.child_pid}: drain ended (ownership_lost)`);
+    expect(log).not.toContain(`worker ${first.child_pid}: run ${runs[1]!.run_id}`);
+    expect(runs[1]!.worker_token).not.toBe(runs[0]!.worker_token);
   });
 });

@@ -198,3 +198,23 @@ describe("rewritePageTopics line endings and no-ops", () => {
     }
   });
 });
+
+describe("rewritePageTopics with a rename", () => {
+  const rename = { from: "auth", to: "identity" };
+
+  test("a block item is respelled where it stands and keeps its comment", () => {
+    const out = rewritePageTopics(PAGE, ["identity", "sessions"], P, rename);
+    expect(out).toBe(PAGE.replace("  - auth   # primary\n", "  - identity   # primary\n"));
+    expect(topicsOf(out)).toEqual(["identity", "sessions"]);
+  });
+
+  test("a flow item is respelled where it stands", () => {
+    const text = "---\ntopics: [Auth, ops]  # tags\n---\nbody\n";
+    expect(rewritePageTopics(text, ["identity", "ops"], P, rename)).toBe("---\ntopics: [identity, ops]  # tags\n---\nbody\n");
+  });
+
+  test("a rename target already on the page collapses into one item", () => {
+    const text = "---\ntopics:\n  - auth\n  - identity\n---\n";
+    expect(rewritePageTopics(text, ["identity"], P, rename)).toBe("---\ntopics:\n  - identity\n---\n");
+  });
+});
