@@ -10,11 +10,10 @@ import { RunStore } from "./runs/store.js";
 import { LockStore } from "./runs/lock-store.js";
 import { IndexService } from "./index/service.js";
 import type { OrganizeService } from "./index/organize.js";
-import { loadConfig, type Config, type HarnessName } from "./config/config.js";
+import type { Config, HarnessName } from "./config/config.js";
 import { hooksFromEnv, type Hooks } from "./queue/hooks.js";
-import type { ProcessControl, Spawner } from "./queue/ports.js";
+import { DEFAULT_WORKER_CONFIG, type ProcessControl, type Spawner, type WorkerTiming } from "./queue/ports.js";
 import type { ProducerDeps } from "./queue/producer.js";
-import { DEFAULT_WORKER_CONFIG } from "./queue/worker.js";
 import type { QueueWorker } from "./queue/worker.js";
 import type { ExecutorDeps } from "./queue/executor.js";
 import type { JobsService } from "./queue/jobs.js";
@@ -93,8 +92,14 @@ export class App {
     return new OrganizeService();
   }
 
-  config(): Config {
+  /** Only lifecycle work reads config.toml, so a broken config never blocks a read. */
+  async config(): Promise<Config> {
+    const { loadConfig } = await import("./config/config.js");
     return this.once("config", () => loadConfig(this.paths.config));
+  }
+
+  get timing(): WorkerTiming {
+    return this.once("timing", () => ({ ...DEFAULT_WORKER_CONFIG, ...workerOverrides(this.options.env) }));
   }
 
   log(line: string): void {
@@ -126,20 +131,21 @@ export class App {
       spawner: await this.spawner(),
       now: this.now,
       runLogDir: this.paths.runLogs,
-      staleAfterMs: DEFAULT_WORKER_CONFIG.staleAfterMs,
+      staleAfterMs: this.timing.staleAfterMs,
     };
   }
 
   async lifecycle(): Promise<LifecycleService> {
-    const [{ LifecycleService }, { scaffoldWiki }, producer] = await Promise.all([
+    const [{ LifecycleService }, { scaffoldWiki }, producer, config] = await Promise.all([
       import("./lifecycle/service.js"),
       import("./wiki/scaffold.js"),
       this.producer(),
+      this.config(),
     ]);
     return new LifecycleService({
       repositories: this.repositories,
       producer,
-      config: () => this.config(),
+      config: () => config,
       installedHarnesses: () => installedHarnesses(this.options.env),
       scaffold: scaffoldWiki,
     });
@@ -155,7 +161,7 @@ export class App {
       hooks: this.hooks,
       now: this.now,
       log: (line) => this.log(line),
-      cancelGraceMs: DEFAULT_WORKER_CONFIG.cancelGraceMs,
+      cancelGraceMs: this.timing.cancelGraceMs,
     });
   }
 
@@ -169,11 +175,12 @@ export class App {
       hooks: this.hooks,
       now: this.now,
       log: (line) => this.log(line),
-      config: { ...DEFAULT_WORKER_CONFIG, ...workerOverrides(this.options.env), runTimeoutMs: this.config().runTimeoutMs },
+      config: { ...this.timing, runTimeoutMs: (await this.config()).runTimeoutMs },
     });
   }
 
   async executorDeps(): Promise<ExecutorDeps> {
+    const { runTimeoutMs } = await this.config();
     return {
       runs: this.runs,
       processes: await this.processes(),
@@ -193,7 +200,7 @@ export class App {
           now: this.now,
           log: (line) => this.log(line),
           env: this.options.env,
-          runTimeoutMs: this.config().runTimeoutMs,
+          runTimeoutMs,
         });
       },
     };
@@ -220,11 +227,11 @@ function installedHarnesses(env: NodeJS.ProcessEnv): HarnessName[] {
 }
 
 /** Test-only knobs for the worker's timing (milliseconds), so timeouts can be tested quickly. */
-function workerOverrides(env: NodeJS.ProcessEnv): Partial<typeof DEFAULT_WORKER_CONFIG> {
+function workerOverrides(env: NodeJS.ProcessEnv): Partial<WorkerTiming> {
   const raw = env.CODEALMANAC_TEST_WORKER_TIMING;
   if (!raw) return {};
   try {
-    return JSON.parse(raw) as Partial<typeof DEFAULT_WORKER_CONFIG>;
+    return JSON.parse(raw) as Partial<WorkerTiming>;
   } catch {
     return {};
   }

@@ -1,6 +1,9 @@
 import { basename } from "node:path";
 import { colorFor, createStyle, type Style } from "./render/style.js";
 
+/** Parsed options of a command, merged with its parent group's. */
+export type Opts = Record<string, unknown>;
+
 export interface CliContext {
   argv: string[];
   env: NodeJS.ProcessEnv;

@@ -1,9 +1,8 @@
 import { Command, InvalidArgumentError, Option } from "commander";
 import { VERSION } from "../core/version.js";
-import type { CliContext } from "./context.js";
+import type { CliContext, Opts } from "./context.js";
 import type { App } from "../app.js";
 
-export type Opts = Record<string, unknown>;
 
 /**
  * Declares every public command with its options. Actions import their handler

@@ -42,7 +42,7 @@ export function isProductError(error: unknown): error is ProductError {
 
 /** First line of an error's text, falling back to its class name. */
 export function oneLine(error: unknown): string {
-  let text = "";
+  let text: string;
   try {
     text = error instanceof Error ? error.message : String(error);
   } catch {

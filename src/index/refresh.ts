@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import type { Statement } from "better-sqlite3";
 import type { Db } from "../core/sqlite.js";
 import { comparePaths, scanWiki, type ScannedFile, type WikiScan } from "./scan.js";
 import type { ParsedFile, PageParser } from "./parse-file.js";
@@ -69,14 +70,13 @@ export class IndexWriter {
   }
 
   private isFresh(scan: WikiScan): boolean {
-    const now = this.options.now();
     const manifest = this.loadManifest();
     if (manifest.size !== scan.files.size) return false;
     for (const file of scan.files.values()) {
       const row = manifest.get(file.relPath);
       if (!row || statChanged(row, file) || isRacy(row.mtime_ms, row.checked_at)) return false;
     }
-    return !this.topicsMayHaveChanged(scan, now);
+    return !this.topicsMayHaveChanged(scan);
   }
 
   private apply(scan: WikiScan, parser: PageParser, force: boolean): RefreshOutcome {
@@ -125,6 +125,8 @@ export class IndexWriter {
     const deleted: string[] = [];
     const statements = prepareStatements(db);
     let pageTopicsChanged = force;
+    // Files whose row the route decisions below rewrite; their manifest row is stale after that.
+    const decided = new Set<string>();
 
     for (const rel of removedPaths) {
       statements.deleteFile.run(rel);
@@ -133,9 +135,11 @@ export class IndexWriter {
 
     if (force) clearPages(db);
 
+    const owners = new Map<string, ManifestRow>();
+    for (const row of manifest.values()) if (row.state === "page" && row.slug !== null) owners.set(row.slug, row);
     for (const slug of affectedSlugs) {
       const candidates = (bySlug.get(slug) ?? []).slice().sort(comparePaths);
-      const owner = [...manifest.values()].find((r) => r.slug === slug && r.state === "page");
+      const owner = owners.get(slug);
       // The first path in component order keeps the route. A file that cannot be read
       // as a page yields to the next one, so one bad file never hides the route.
       let winner: string | null = null;
@@ -147,6 +151,7 @@ export class IndexWriter {
           break;
         }
         const parsed = parser.parseFile(scan.files.get(rel)!, hashes.get(rel));
+        decided.add(rel);
         if (parsed.state === "page") {
           statements.deletePage.run(slug);
           this.storeParsed(statements, parsed);
@@ -167,11 +172,13 @@ export class IndexWriter {
         const file = scan.files.get(rel)!;
         const hash = hashes.get(rel) ?? manifest.get(rel)?.content_hash ?? hashFile(file.absPath) ?? "";
         statements.upsertFile.run(rel, file.size, file.mtimeMs, now, hash, slug, "collision");
+        decided.add(rel);
         statements.deleteProblems.run(rel);
       }
     }
 
     for (const file of touchOnly) {
+      if (decided.has(file.relPath)) continue;
       const row = manifest.get(file.relPath)!;
       statements.upsertFile.run(file.relPath, file.size, file.mtimeMs, now, row.content_hash, row.slug, row.state);
       if (row.state === "page" && row.slug) statements.touchPage.run(Math.floor(file.mtimeMs / 1000), row.slug);
@@ -247,7 +254,7 @@ export class IndexWriter {
     }
   }
 
-  private topicsMayHaveChanged(scan: WikiScan, now: number): boolean {
+  private topicsMayHaveChanged(scan: WikiScan): boolean {
     const stamp = this.readTopicsStamp();
     const stat = scan.topicsStat;
     if (!stamp) return true;
@@ -257,7 +264,7 @@ export class IndexWriter {
 
   /** Records topics.yaml's stamp; returns whether its content changed. */
   private refreshTopicsStamp(scan: WikiScan, now: number, force: boolean): boolean {
-    if (!force && !this.topicsMayHaveChanged(scan, now)) return false;
+    if (!force && !this.topicsMayHaveChanged(scan)) return false;
     const previous = this.readTopicsStamp();
     const stat = scan.topicsStat;
     const hash = stat ? (hashFile(join(this.options.almanacPath, "topics.yaml")) ?? "") : "";
@@ -277,19 +284,19 @@ export class IndexWriter {
 }
 
 interface Statements {
-  upsertFile: import("better-sqlite3").Statement;
-  deleteFile: import("better-sqlite3").Statement;
-  deleteProblems: import("better-sqlite3").Statement;
-  insertProblem: import("better-sqlite3").Statement;
-  deletePage: import("better-sqlite3").Statement;
-  touchPage: import("better-sqlite3").Statement;
-  insertPage: import("better-sqlite3").Statement;
-  insertTopic: import("better-sqlite3").Statement;
-  insertRef: import("better-sqlite3").Statement;
-  insertSource: import("better-sqlite3").Statement;
-  insertCitation: import("better-sqlite3").Statement;
-  insertLink: import("better-sqlite3").Statement;
-  insertSection: import("better-sqlite3").Statement;
+  upsertFile: Statement;
+  deleteFile: Statement;
+  deleteProblems: Statement;
+  insertProblem: Statement;
+  deletePage: Statement;
+  touchPage: Statement;
+  insertPage: Statement;
+  insertTopic: Statement;
+  insertRef: Statement;
+  insertSource: Statement;
+  insertCitation: Statement;
+  insertLink: Statement;
+  insertSection: Statement;
 }
 
 function prepareStatements(db: Db): Statements {

@@ -42,12 +42,20 @@ export function scanWiki(almanacPath: string): WikiScan {
     warnings: [],
   };
   const rootReal = safeRealpath(almanacPath) ?? almanacPath;
-  const visited = new Set<string>();
-  walk(scan, almanacPath, "", rootReal, visited);
+  walk(scan, almanacPath, "", { rootReal, ancestors: new Set(), linkedDirs: new Set() }, false);
   return scan;
 }
 
-function walk(scan: WikiScan, dir: string, relDir: string, rootReal: string, visited: Set<string>): void {
+interface WalkState {
+  rootReal: string;
+  /** Folders on the current path (device:inode): a symlink back to one of them is a loop. */
+  ancestors: Set<string>;
+  /** Folders already entered through a symlink; each is expanded through links once, which bounds the walk. */
+  linkedDirs: Set<string>;
+}
+
+/** A link to a sibling folder is not a loop: its pages are indexed under the link's path too. */
+function walk(scan: WikiScan, dir: string, relDir: string, state: WalkState, viaLink: boolean): void {
   let stats: Stats;
   try {
     stats = statSync(dir);
@@ -56,12 +64,23 @@ function walk(scan: WikiScan, dir: string, relDir: string, rootReal: string, vis
     return;
   }
   const key = `${stats.dev}:${stats.ino}`;
-  if (visited.has(key)) {
-    scan.warnings.push({ category: "symlink_loop", path: relDir, message: "symlink loop: folder already visited" });
+  if (state.ancestors.has(key)) {
+    scan.warnings.push({ category: "symlink_loop", path: relDir, message: "symlink loop: links back to a folder that contains it" });
     return;
   }
-  visited.add(key);
+  if (viaLink) {
+    if (state.linkedDirs.has(key)) return;
+    state.linkedDirs.add(key);
+  }
+  state.ancestors.add(key);
+  try {
+    walkEntries(scan, dir, relDir, state);
+  } finally {
+    state.ancestors.delete(key);
+  }
+}
 
+function walkEntries(scan: WikiScan, dir: string, relDir: string, state: WalkState): void {
   let entries;
   try {
     entries = readdirSync(dir, { withFileTypes: true });
@@ -81,12 +100,18 @@ function walk(scan: WikiScan, dir: string, relDir: string, rootReal: string, vis
     let isFile = entry.isFile();
     let fileStats: Stats | undefined;
     if (entry.isSymbolicLink()) {
-      const real = safeRealpath(abs);
-      if (real === null) {
-        scan.warnings.push({ category: "unreadable", path: rel, message: "dangling symlink or symlink loop" });
+      let real: string;
+      try {
+        real = realpathSync(abs);
+      } catch (error) {
+        scan.warnings.push(
+          code(error) === "ELOOP"
+            ? { category: "symlink_loop", path: rel, message: "symlink loop: the link never resolves" }
+            : { category: "unreadable", path: rel, message: `dangling symlink: cannot resolve it (${code(error)})` },
+        );
         continue;
       }
-      if (!isInside(real, rootReal)) {
+      if (!isInside(real, state.rootReal)) {
         scan.warnings.push({ category: "symlink_outside", path: rel, message: "symlink points outside almanac/; not followed" });
         continue;
       }
@@ -97,7 +122,7 @@ function walk(scan: WikiScan, dir: string, relDir: string, rootReal: string, vis
     }
     if (isDir) {
       if (relDir === "" && RESERVED_ROOT_DIRS.has(name)) continue;
-      walk(scan, abs, rel, rootReal, visited);
+      walk(scan, abs, rel, state, entry.isSymbolicLink());
     } else if (isFile && name.endsWith(".md") && name !== ".md") {
       const s = fileStats ?? statOrUndefined(abs);
       if (!s) continue;

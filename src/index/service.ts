@@ -30,17 +30,28 @@ export class IndexService {
     if (!isInitializedRoot(repository.rootPath)) {
       throw new ProductError("not_found", `Almanac root not found: ${almanacPath}`);
     }
-    const db = openDatabase(indexPath(this.deps.paths, repository.repositoryId), {
-      migrations: indexMigrations,
-      onNewerSchema: "recreate",
-      busyTimeoutMs: 60_000,
-    });
+    const file = indexPath(this.deps.paths, repository.repositoryId);
+    const open = () => openDatabase(file, { migrations: indexMigrations, onNewerSchema: "recreate", busyTimeoutMs: 60_000 });
+    let db: Db;
+    try {
+      db = open();
+    } catch (error) {
+      // The index is derived from almanac/ and disposable: a damaged file is rebuilt, not reported.
+      if (!isDamagedDatabase(error)) throw error;
+      for (const suffix of ["", "-wal", "-shm"]) rmSync(file + suffix, { force: true });
+      db = open();
+    }
     return new WikiIndex(db, repository, almanacPath, this.deps.now);
   }
 
   remove(repositoryId: string): void {
     rmSync(dirname(indexPath(this.deps.paths, repositoryId)), { recursive: true, force: true });
   }
+}
+
+function isDamagedDatabase(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === "SQLITE_NOTADB" || code === "SQLITE_CORRUPT";
 }
 
 export class WikiIndex {

@@ -52,3 +52,20 @@ export const EXECUTION_ENV = "CODEALMANAC_EXECUTION_ID";
 
 /** The executor's exit code when its claim failed: the run belongs to someone else. */
 export const EXIT_NOT_MINE = 3;
+
+/** Worker timing; tests override parts of it through CODEALMANAC_TEST_WORKER_TIMING. */
+export interface WorkerTiming {
+  staleAfterMs: number;
+  heartbeatMs: number;
+  cancelGraceMs: number;
+  superviseMs: number;
+  abandonedCancelMs: number;
+}
+
+export const DEFAULT_WORKER_CONFIG: WorkerTiming = {
+  staleAfterMs: 30_000,
+  heartbeatMs: 2_000,
+  cancelGraceMs: 3_000,
+  superviseMs: 500,
+  abandonedCancelMs: 15_000,
+};

@@ -2,30 +2,16 @@ import { newToken } from "../runs/ids.js";
 import type { LockOwner, LockStore } from "../runs/lock-store.js";
 import type { RunRecord } from "../runs/model.js";
 import type { QueuedRun, RunStore } from "../runs/store.js";
+import { parseSpec } from "../runs/spec.js";
 import type { Hooks } from "./hooks.js";
-import { EXECUTION_ENV, EXIT_NOT_MINE, type ExecutionTarget, type ExitInfo, type ProcessControl, type Spawner } from "./ports.js";
+import { EXECUTION_ENV, EXIT_NOT_MINE, type ExecutionTarget, type ExitInfo, type ProcessControl, type Spawner, type WorkerTiming } from "./ports.js";
 import { reapOrphanedRuns, targetFor } from "./reaper.js";
 import { describeExit, humanSpan } from "./describe.js";
 
-export interface WorkerConfig {
-  /** A lock whose heartbeat is older than this may be taken over. */
-  staleAfterMs: number;
-  heartbeatMs: number;
+export interface WorkerConfig extends WorkerTiming {
   runTimeoutMs: number;
-  cancelGraceMs: number;
-  /** How often a running execution is checked for timeout and abandoned cancellation. */
-  superviseMs: number;
-  /** A cancellation intent older than this, with the executor still alive, is finished by the worker. */
-  abandonedCancelMs: number;
 }
 
-export const DEFAULT_WORKER_CONFIG: Omit<WorkerConfig, "runTimeoutMs"> = {
-  staleAfterMs: 30_000,
-  heartbeatMs: 2_000,
-  cancelGraceMs: 3_000,
-  superviseMs: 500,
-  abandonedCancelMs: 15_000,
-};
 
 export interface WorkerDeps {
   runs: RunStore;
@@ -87,7 +73,7 @@ export class QueueWorker {
           ending = "max_runs";
           break;
         }
-        const next = runs.takeNextQueued(now());
+        const next = runs.takeNextQueued(now(), parseSpec);
         if (!next) {
           this.deps.hooks.run("beforeIdleRelease");
           const handoff = locks.releaseWorkerIfIdle(owner);

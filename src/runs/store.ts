@@ -13,7 +13,7 @@ import {
   type TerminalStatus,
   type Transition,
 } from "./model.js";
-import { parseSpec, type RunSpec } from "./spec.js";
+import type { RunSpec, SpecParse } from "./spec.js";
 
 interface RunRow {
   seq: number;
@@ -244,7 +244,7 @@ export class RunStore {
    * The oldest queued run whose spec parses. A spec that does not parse fails its run
    * in the same transaction and the search continues, so one bad row never wedges the queue.
    */
-  takeNextQueued(now: number): QueuedRun | null {
+  takeNextQueued(now: number, parseSpec: (json: string) => SpecParse): QueuedRun | null {
     return this.db
       .transaction((): QueuedRun | null => {
         for (;;) {

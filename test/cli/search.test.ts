@@ -377,3 +377,35 @@ describe("search: output volume", () => {
     expect(slugs(expectOk(box.run(["search", "old", "--json"], { cwd: repo })))).toEqual([]);
   });
 });
+
+describe("search: concurrent readers", () => {
+  const fresh = freshSandboxes();
+
+  test("many searches racing on a never-indexed wiki all succeed with the same answer", async () => {
+    const box = fresh();
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 40; i++) files[`p${i}.md`] = page({ title: `Page ${i}`, topics: ["concepts"], sources: [], body: `Gizmo number ${i}.` });
+    const repo = writeWiki(join(box.dir, "repo"), files);
+    const results = await Promise.all(Array.from({ length: 8 }, () => box.runAsync(["search", "gizmo", "--json"], { cwd: repo })));
+    for (const result of results) {
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stderr).toBe("");
+      expect(result.json<unknown[]>()).toHaveLength(40);
+    }
+    const listed = expectOk(box.run(["list", "--json"], { cwd: box.home })).json<unknown[]>();
+    expect(listed).toHaveLength(1);
+  });
+
+  test("same-named wikis registering at once all get distinct names", async () => {
+    const box = fresh();
+    const roots = ["one", "two", "three"].map((parent) => writeWiki(join(box.dir, parent, "app"), {}));
+    const results = await Promise.all(roots.flatMap((cwd) => [box.runAsync(["search"], { cwd }), box.runAsync(["search"], { cwd })]));
+    for (const result of results) expect(result.code, result.stderr).toBe(0);
+    const notices = results.flatMap((r) => r.stderr.split("\n")).filter((l) => l.includes("is taken by another checkout"));
+    expect(notices).toHaveLength(2);
+    const names = expectOk(box.run(["list", "--json"], { cwd: box.home }))
+      .json<{ repository: { name: string } }[]>()
+      .map((l) => l.repository.name);
+    expect(names).toEqual(["app", "app-2", "app-3"]);
+  });
+});

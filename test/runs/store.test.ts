@@ -30,7 +30,7 @@ describe("run ledger", () => {
     l = ledger();
     const a = enqueue(l, "garden", 5_000);
     const b = enqueue(l, "garden", 1_000); // an earlier clock does not jump the queue
-    expect(l.runs.takeNextQueued(10_000)?.record.runId).toBe(a);
+    expect(l.runs.takeNextQueued(10_000, parseSpec)?.record.runId).toBe(a);
     expect(l.runs.runsAhead(l.runs.requireRun(b).seq)).toBe(1);
   });
 
@@ -126,7 +126,7 @@ describe("run ledger", () => {
     const bad = enqueue(l);
     const good = enqueue(l);
     l.db.prepare("UPDATE runs SET spec_json = ? WHERE run_id = ?").run('{"version": 1, "kind": "garden"', bad);
-    expect(l.runs.takeNextQueued(2_000)?.record.runId).toBe(good);
+    expect(l.runs.takeNextQueued(2_000, parseSpec)?.record.runId).toBe(good);
     expect(l.runs.requireRun(bad)).toMatchObject({ status: "failed", failureCategory: "internal_error" });
     expect(l.runs.requireRun(bad).error).toMatch(/spec is not valid JSON/);
   });

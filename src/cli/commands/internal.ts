@@ -3,7 +3,7 @@ import { EXECUTION_ENV } from "../../queue/ports.js";
 import { executeRun } from "../../queue/executor.js";
 import { parseRunId } from "../../runs/ids.js";
 import type { CliContext } from "../context.js";
-import type { Opts } from "../program.js";
+import type { Opts } from "../context.js";
 
 /** `__run-worker`: drains the queue; its output goes to the worker log. */
 export async function runWorker(ctx: CliContext, app: App, _args: unknown[], opts: Opts): Promise<void> {

@@ -5,7 +5,7 @@ import { parseRunId } from "../../runs/ids.js";
 import { RUN_KINDS, RUN_STATUSES, type RunKind, type RunStatus } from "../../runs/model.js";
 import { projectSteps } from "../../runs/steps.js";
 import type { CliContext } from "../context.js";
-import type { Opts } from "../program.js";
+import type { Opts } from "../context.js";
 import { eventJson, omitNulls, renderJob, renderJobList, renderSteps, runJson, statusText } from "../render/jobs.js";
 import { renderReceipt } from "../render/receipt.js";
 import { nonNegative } from "./shared.js";

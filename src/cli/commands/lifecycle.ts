@@ -1,7 +1,7 @@
 import type { App } from "../../app.js";
 import type { HarnessName } from "../../config/config.js";
 import type { CliContext } from "../context.js";
-import type { Opts } from "../program.js";
+import type { Opts } from "../context.js";
 import { renderReceipt } from "../render/receipt.js";
 
 function operationOptions(opts: Opts) {

@@ -1,6 +1,6 @@
 import type { App } from "../../app.js";
 import type { CliContext } from "../context.js";
-import type { Opts } from "../program.js";
+import type { Opts } from "../context.js";
 import { renderRepositories, repositoryJson } from "../render/repositories.js";
 
 export async function list(ctx: CliContext, app: App, _args: unknown[], opts: Opts): Promise<void> {

@@ -1,6 +1,6 @@
 import type { App } from "../../app.js";
 import type { CliContext } from "../context.js";
-import type { Opts } from "../program.js";
+import type { Opts } from "../context.js";
 import { nonNegative, openIndex } from "./shared.js";
 import { renderSearch } from "../render/pages.js";
 

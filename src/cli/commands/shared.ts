@@ -2,7 +2,7 @@ import type { App } from "../../app.js";
 import type { WikiIndex } from "../../index/service.js";
 import { invalid } from "../../core/errors.js";
 import type { CliContext } from "../context.js";
-import type { Opts } from "../program.js";
+import type { Opts } from "../context.js";
 
 /** Selects the wiki (walking up from the cwd, or --wiki) and opens its index. */
 export function openIndex(ctx: CliContext, app: App, opts: Opts): WikiIndex {

@@ -1,7 +1,7 @@
 import type { App } from "../../app.js";
 import { invalid } from "../../core/errors.js";
 import type { CliContext } from "../context.js";
-import type { Opts } from "../program.js";
+import type { Opts } from "../context.js";
 import { openIndex } from "./shared.js";
 import { renderPage, type PageViewFlag } from "../render/pages.js";
 

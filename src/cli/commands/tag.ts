@@ -1,6 +1,6 @@
 import type { App } from "../../app.js";
 import type { CliContext } from "../context.js";
-import type { Opts } from "../program.js";
+import type { Opts } from "../context.js";
 import { openIndex } from "./shared.js";
 import { renderTagChange } from "../render/topics.js";
 

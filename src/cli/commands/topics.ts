@@ -2,7 +2,7 @@ import type { App } from "../../app.js";
 import type { OrganizeService, TopicChange } from "../../index/organize.js";
 import type { WikiIndex } from "../../index/service.js";
 import type { CliContext } from "../context.js";
-import type { Opts } from "../program.js";
+import type { Opts } from "../context.js";
 import { openIndex } from "./shared.js";
 import { renderTopicChange, renderTopicDetail, renderTopics } from "../render/topics.js";
 

@@ -87,7 +87,8 @@ export function collectIssues(db: Db, scan: WikiScan, repositoryRoot: string): V
 
   const topicsProblems = readMeta<{ message: string; line: number | null }[]>(db, "topics_problems") ?? [];
   for (const p of topicsProblems) {
-    add("topics_invalid", p.line !== null ? `${p.message} (line ${p.line})` : p.message, { path: "topics.yaml" });
+    const where = p.line !== null && !/line \d+/.test(p.message) ? ` (line ${p.line})` : "";
+    add("topics_invalid", `${p.message}${where}`, { path: "topics.yaml" });
   }
   for (const cycle of readMeta<string[][]>(db, "topic_cycles") ?? []) {
     const text = cycle.length === 1 ? `topic ${cycle[0]} is its own parent` : `topic cycle: ${[...cycle, cycle[0]].join(" -> ")}`;

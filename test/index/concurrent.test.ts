@@ -1,0 +1,44 @@
+import { afterEach, describe, expect, test } from "vitest";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { readdirSync } from "node:fs";
+import { page, sandbox, writeWiki, type Sandbox } from "../support/cli.js";
+
+let box: Sandbox;
+afterEach(() => box?.cleanup());
+
+describe("concurrent readers", () => {
+  test("many processes refreshing a fresh index at once build it exactly once and all answer", async () => {
+    box = sandbox();
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 150; i++) {
+      files[`notes/note-${i}.md`] = page({ title: `Note ${i}`, topics: ["concepts"], sources: [], body: `# Note ${i}\n\nThe shared word zephyr and ${i}.` });
+    }
+    const root = writeWiki(join(box.dir, "repo"), files);
+    box.run(["list"]); // create the state database first so registration races are not the subject here
+    const results = await Promise.all(Array.from({ length: 6 }, () => box.runAsync(["search", "zephyr", "--json"], { cwd: root })));
+    for (const result of results) {
+      expect(result.stderr).toBe("");
+      expect(result.code).toBe(0);
+      expect(result.json<unknown[]>()).toHaveLength(150);
+    }
+    const repoDir = readdirSync(join(box.state, "repos"))[0]!;
+    const db = new Database(join(box.state, "repos", repoDir, "index.db"), { readonly: true });
+    try {
+      expect(db.prepare("SELECT COUNT(*) FROM pages").pluck().get()).toBe(151);
+      expect(db.prepare("SELECT COUNT(*) FROM sections").pluck().get()).toBe(151);
+      expect(db.prepare("SELECT COUNT(*) FROM sections_fts WHERE sections_fts MATCH 'zephyr'").pluck().get()).toBe(150);
+    } finally {
+      db.close();
+    }
+  });
+
+  test("concurrent first reads of an unregistered wiki register it once", async () => {
+    box = sandbox();
+    const root = writeWiki(join(box.dir, "repo"), {});
+    const results = await Promise.all(Array.from({ length: 5 }, () => box.runAsync(["topics", "--json"], { cwd: root })));
+    for (const result of results) expect([result.code, result.stderr]).toEqual([0, ""]);
+    const list = box.run(["list", "--json"]).json<unknown[]>();
+    expect(list).toHaveLength(1);
+  });
+});
