@@ -25,6 +25,7 @@ import {
 } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { benchQueue } from "./queue.mjs";
 
 const GENERATOR = fileURLToPath(new URL("./generate-wiki.mjs", import.meta.url));
 
@@ -242,14 +243,20 @@ function createContext(opts) {
   mkdirSync(defaultState, { recursive: true });
 
   let rssSeq = 0;
+  const cleanups = [];
   const measurements = [];
   const targets = [];
   const warnings = [];
 
+  /** The environment of one child: the clean base, its state home, and per-section extras. */
+  function childEnv({ stateHome, env } = {}) {
+    return { ...baseEnv, CODEALMANAC_HOME: stateHome ?? defaultState, ...(env ?? {}) };
+  }
+
   /** Runs `node <args>` once; returns wall ms, peak RSS (KB) and stdout. Throws on failure. */
-  function runOnce(args, { cwd, stateHome, display }) {
+  function runOnce(args, { cwd, stateHome, env: extraEnv, display }) {
     const rssFile = join(rssDir, `${rssSeq++}.txt`);
-    const env = { ...baseEnv, CODEALMANAC_HOME: stateHome ?? defaultState, [RSS_ENV]: rssFile };
+    const env = { ...childEnv({ stateHome, env: extraEnv }), [RSS_ENV]: rssFile };
     const started = process.hrtime.bigint();
     const result = spawnSync(process.execPath, args, {
       cwd,
@@ -291,6 +298,30 @@ function createContext(opts) {
       return dir;
     },
 
+    /**
+     * Registers a synchronous cleanup (stop child processes, release a lock). All of
+     * them run, newest first, before the temporary directory is deleted: at the end,
+     * on an error, and on SIGINT/SIGTERM. Returns a function that unregisters it.
+     */
+    defer(fn) {
+      cleanups.push(fn);
+      return () => {
+        const at = cleanups.indexOf(fn);
+        if (at >= 0) cleanups.splice(at, 1);
+      };
+    },
+
+    runCleanups() {
+      while (cleanups.length) {
+        const fn = cleanups.pop();
+        try {
+          fn();
+        } catch (error) {
+          log(`cleanup failed: ${error.message}`);
+        }
+      }
+    },
+
     warn(message) {
       warnings.push(message);
       log(`WARNING: ${message}`);
@@ -307,17 +338,26 @@ function createContext(opts) {
       return JSON.parse(result.stdout);
     },
 
-    /** One untimed CLI call (setup, sanity checks). */
-    ca(args, { cwd = tmp, stateHome } = {}) {
-      return runOnce([ctx.cli, ...args], { cwd, stateHome, display: `ca ${args.join(" ")}` }).stdout;
+    /** One untimed CLI call (setup, sanity checks). `env` adds or overrides variables. */
+    ca(args, { cwd = tmp, stateHome, env } = {}) {
+      return runOnce([ctx.cli, ...args], { cwd, stateHome, env, display: `ca ${args.join(" ")}` }).stdout;
+    },
+
+    /**
+     * The environment a child of this run gets (for processes a section spawns itself,
+     * e.g. a long-running `ca jobs attach`): the clean base, `CODEALMANAC_HOME`, and `env`.
+     */
+    childEnv({ stateHome, env } = {}) {
+      return childEnv({ stateHome, env });
     },
 
     /**
      * Times `node <args>` (or the CLI when `ca` is set) `runs` times after `warmup`
      * unmeasured runs. `before(i)` runs untimed before each run (warm-ups included,
-     * numbered from 0); `check(stdout)` may return a warning string.
+     * numbered from 0); `after(i, { ms, stdout, stderr })` runs untimed after each one;
+     * `check(stdout)` may return a warning string; `env` adds or overrides variables.
      */
-    measure({ label, ca = true, args, cwd = tmp, stateHome, runs = opts.runs, warmup = opts.warmup, before, check, baseline = false }) {
+    measure({ label, ca = true, args, cwd = tmp, stateHome, env, runs = opts.runs, warmup = opts.warmup, before, after, check, baseline = false }) {
       const display = ca ? `ca ${args.map(quoteArg).join(" ")}` : `node ${args.map(quoteArg).join(" ")}`;
       const argv = ca ? [ctx.cli, ...args] : args;
       const samples = [];
@@ -326,7 +366,8 @@ function createContext(opts) {
       let checked = false;
       for (let i = 0; i < warmup + runs; i++) {
         if (before) before(i);
-        const r = runOnce(argv, { cwd, stateHome, display });
+        const r = runOnce(argv, { cwd, stateHome, env, display });
+        if (after) after(i, r);
         if (check && !checked) {
           const problem = check(r.stdout);
           if (problem) ctx.warn(`${display}: ${problem}`);
@@ -356,11 +397,38 @@ function createContext(opts) {
     },
 
     /**
+     * A figure that is not a process wall time (a latency read from the ledger, a
+     * throughput): `samples` (ms) are summarized like `measure`'s, `fields` are added
+     * as they are. It gets the baseline (and, with samples, the margins) like any other.
+     */
+    figure({ label, what, samples, fields = {} }) {
+      const m = { what };
+      if (samples?.length) {
+        const stats = summarize(samples);
+        Object.assign(m, { runs: samples.length, median_ms: stats.median, p90_ms: stats.p90, min_ms: stats.min, max_ms: stats.max });
+        if (opts.samples) m.samples_ms = samples.map(round1);
+        Object.defineProperty(m, "raw", { value: samples, enumerable: false });
+      }
+      Object.assign(m, fields);
+      measurements.push(m);
+      const shown = samples?.length
+        ? `median ${m.median_ms} ms, p90 ${m.p90_ms} ms, min ${m.min_ms} ms, max ${m.max_ms} ms`
+        : Object.entries(fields)
+            .filter(([, v]) => typeof v === "number")
+            .map(([k, v]) => `${k} ${v}`)
+            .join(", ");
+      log(`${label ?? what}: ${shown}`);
+      return m;
+    },
+
+    /**
      * Declares a target on a measurement. `marginMs`: value ≤ baseline + marginMs;
      * `limitMs`: value ≤ limitMs. `stat` picks the figure (median by default).
+     * `atLeast` (with `unit`, e.g. "runs/s"): a rate per second that must be ≥ atLeast;
+     * `stat` then names the field of the measurement that holds the rate.
      */
-    target(name, { measurement, stat = "median", marginMs, limitMs, figure }) {
-      targets.push({ name, measurement, stat, marginMs, limitMs, figure });
+    target(name, { measurement, stat = "median", marginMs, limitMs, atLeast, unit, figure }) {
+      targets.push({ name, measurement, stat, marginMs, limitMs, atLeast, unit, figure });
     },
 
     /** Attaches the baseline and margins to every measurement and evaluates targets. */
@@ -368,6 +436,7 @@ function createContext(opts) {
       const base = summarize(baselineSamples);
       for (const m of measurements) {
         m.baseline_median_ms = base.median;
+        if (m.median_ms === undefined) continue;
         m.margin_ms = {
           median: round1(m.median_ms - base.median),
           p90: round1(m.p90_ms - base.p90),
@@ -376,6 +445,21 @@ function createContext(opts) {
       }
       const out = {};
       for (const t of targets) {
+        if (t.atLeast !== undefined) {
+          // A rate: shown as itself and as the time per item it implies, so every
+          // entry still has value_ms/limit_ms beside the baseline.
+          const rate = t.measurement[t.stat];
+          const entry = { figure: t.figure, stat: t.stat, value: rate, unit: t.unit };
+          entry.value_ms = rate > 0 ? round1(1000 / rate) : null;
+          entry.baseline_ms = base.median;
+          entry.margin_ms = entry.value_ms === null ? null : round1(entry.value_ms - base.median);
+          entry.limit = `≥ ${t.atLeast} ${t.unit}`;
+          entry.limit_value = t.atLeast;
+          entry.limit_ms = round1(1000 / t.atLeast);
+          entry.pass = rate >= t.atLeast;
+          out[t.name] = entry;
+          continue;
+        }
         const value = t.measurement[`${t.stat}_ms`];
         // A margin compares like with like (median with median, p90 with p90); an
         // absolute limit on the worst run is shown beside the baseline median.
@@ -534,6 +618,7 @@ export async function benchIndex(ctx) {
 export const sections = {
   startup: benchStartup,
   index: benchIndex,
+  queue: benchQueue,
 };
 
 // ---------------------------------------------------------------------------
@@ -568,6 +653,7 @@ export async function main(argv = process.argv.slice(2)) {
   const cleanup = () => {
     if (cleaned) return;
     cleaned = true;
+    ctx.runCleanups();
     if (opts.keep) log(`kept ${ctx.tmp}`);
     else rmSync(ctx.tmp, { recursive: true, force: true });
   };
@@ -633,7 +719,10 @@ export async function main(argv = process.argv.slice(2)) {
     if (opts.out) writeFileSync(opts.out, text);
     process.stdout.write(text);
     for (const [name, t] of Object.entries(targets)) {
-      log(`target ${name}: ${t.value_ms} ms (${t.stat}) vs ${t.limit} = ${t.limit_ms} ms → ${t.pass ? "pass" : "FAIL"}`);
+      const shown = t.unit
+        ? `${t.value} ${t.unit} (${t.value_ms} ms each) vs ${t.limit} (${t.limit_ms} ms each)`
+        : `${t.value_ms} ms (${t.stat}) vs ${t.limit} = ${t.limit_ms} ms`;
+      log(`target ${name}: ${shown}, baseline ${t.baseline_ms} ms → ${t.pass ? "pass" : "FAIL"}`);
     }
     return 0;
   } catch (error) {

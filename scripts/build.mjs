@@ -8,7 +8,7 @@ rmSync("dist", { recursive: true, force: true });
 mkdirSync("dist", { recursive: true });
 
 await build({
-  entryPoints: { bin: "src/bin.ts" },
+  entryPoints: { bin: "src/bin.ts", "parse-worker": "src/index/parse-worker.ts" },
   outdir: "dist",
   bundle: true,
   splitting: true,

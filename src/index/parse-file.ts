@@ -6,6 +6,7 @@ import { emptyBody, parsePage, type ParsedPage } from "../wiki/page.js";
 import { findCycles, parseTopicsFile, type TopicDef } from "../wiki/topics-file.js";
 import { isLandingPath } from "../wiki/slug.js";
 import type { ScannedFile } from "./scan.js";
+import { MAX_INDEXED_CHARS } from "./layout.js";
 
 /** Loaded lazily: this module pulls in markdown-it and yaml, which unchanged reads never need. */
 
@@ -37,7 +38,7 @@ export interface PageParser {
   findCycles(topics: TopicDef[]): string[][];
 }
 
-export const MAX_INDEXED_BYTES = 2 * 1024 * 1024;
+
 const decoder = new TextDecoder("utf-8", { fatal: true });
 
 export function createPageParser(): PageParser {
@@ -64,9 +65,9 @@ function parseFile(file: ScannedFile, knownHash?: string): ParsedFile {
   }
   const problems: FileProblem[] = [];
   let truncated = false;
-  if (bytes.length > MAX_INDEXED_BYTES) {
+  if (bytes.length > MAX_INDEXED_CHARS) {
     truncated = true;
-    text = text.slice(0, MAX_INDEXED_BYTES);
+    text = text.slice(0, MAX_INDEXED_CHARS);
     problems.push({
       category: "page_truncated",
       message: `page is ${(bytes.length / 1024 / 1024).toFixed(1)} MB; only the first 2 MB are indexed`,

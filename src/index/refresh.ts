@@ -5,6 +5,8 @@ import type { Statement } from "better-sqlite3";
 import type { Db } from "../core/sqlite.js";
 import { comparePaths, scanWiki, type ScannedFile, type WikiScan } from "./scan.js";
 import type { ParsedFile, PageParser } from "./parse-file.js";
+import { createBatchParser, type BatchParser, type ParseJob } from "./parse-pool.js";
+import { SECTION_SLOTS } from "./layout.js";
 
 export interface RefreshResult {
   changed: number;
@@ -44,6 +46,26 @@ interface TopicsStamp {
 
 /** A file modified this close to when it was last checked may change again within the same mtime. */
 const RACY_WINDOW_MS = 2_000;
+/** Slugs decided per batch, and batches parsed ahead of the writer. */
+const SLUG_BATCH = 200;
+const PARSE_AHEAD = 4;
+
+interface StatSignature {
+  digest: string;
+  newestMtime: number;
+  checkedAt: number;
+}
+
+function statSignature(scan: WikiScan): Omit<StatSignature, "checkedAt"> {
+  const hash = createHash("sha1");
+  let newest = scan.topicsStat?.mtimeMs ?? 0;
+  for (const file of scan.files.values()) {
+    hash.update(`${file.relPath}\0${file.size}\0${file.mtimeMs}\n`);
+    if (file.mtimeMs > newest) newest = file.mtimeMs;
+  }
+  hash.update(`topics.yaml\0${scan.topicsStat?.size ?? -1}\0${scan.topicsStat?.mtimeMs ?? -1}`);
+  return { digest: hash.digest("hex"), newestMtime: newest };
+}
 
 export interface IndexWriterOptions {
   db: Db;
@@ -66,20 +88,46 @@ export class IndexWriter {
       return { result: this.counts(scan, 0, 0), created: [], updated: [], deleted: [], scan };
     }
     const parser = await this.options.loadParser();
-    return db.transaction(() => this.apply(scan, parser, force)).immediate();
-  }
-
-  private isFresh(scan: WikiScan): boolean {
-    const manifest = this.loadManifest();
-    if (manifest.size !== scan.files.size) return false;
-    for (const file of scan.files.values()) {
-      const row = manifest.get(file.relPath);
-      if (!row || statChanged(row, file) || isRacy(row.mtime_ms, row.checked_at)) return false;
+    // A manual BEGIN IMMEDIATE (not db.transaction) because parsing awaits worker threads.
+    db.exec("BEGIN IMMEDIATE");
+    try {
+      const outcome = await this.apply(scan, parser, force);
+      db.exec("COMMIT");
+      return outcome;
+    } catch (error) {
+      if (db.inTransaction) db.exec("ROLLBACK");
+      throw error;
     }
-    return !this.topicsMayHaveChanged(scan);
   }
 
-  private apply(scan: WikiScan, parser: PageParser, force: boolean): RefreshOutcome {
+  /**
+   * One comparison decides freshness: a digest of every file's path, size and mtime
+   * (and topics.yaml's), stored after each refresh. Nothing is read row by row unless
+   * it differs, or unless a file changed so recently that its mtime may not show the next edit.
+   */
+  private isFresh(scan: WikiScan): boolean {
+    const stored = this.options.db.prepare("SELECT value FROM meta WHERE key = 'stat_signature'").pluck().get() as
+      | string
+      | undefined;
+    if (!stored) return false;
+    let previous: StatSignature;
+    try {
+      previous = JSON.parse(stored) as StatSignature;
+    } catch {
+      return false;
+    }
+    const current = statSignature(scan);
+    return current.digest === previous.digest && !isRacy(current.newestMtime, previous.checkedAt);
+  }
+
+  private storeSignature(scan: WikiScan, now: number): void {
+    const signature: StatSignature = { ...statSignature(scan), checkedAt: now };
+    this.options.db
+      .prepare("INSERT INTO meta (key, value) VALUES ('stat_signature', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
+      .run(JSON.stringify(signature));
+  }
+
+  private async apply(scan: WikiScan, parser: PageParser, force: boolean): Promise<RefreshOutcome> {
     const { db } = this.options;
     const now = this.options.now();
     // Re-read inside the write transaction: another process may have refreshed already.
@@ -137,44 +185,79 @@ export class IndexWriter {
 
     const owners = new Map<string, ManifestRow>();
     for (const row of manifest.values()) if (row.state === "page" && row.slug !== null) owners.set(row.slug, row);
-    for (const slug of affectedSlugs) {
-      const candidates = (bySlug.get(slug) ?? []).slice().sort(comparePaths);
-      const owner = owners.get(slug);
-      // The first path in component order keeps the route. A file that cannot be read
-      // as a page yields to the next one, so one bad file never hides the route.
-      let winner: string | null = null;
-      let ownerKept = false;
-      for (const rel of candidates) {
-        if (!force && owner?.rel_path === rel && !toParse.has(rel)) {
-          winner = rel;
-          ownerKept = true;
-          break;
+    const ownerKeeps = (slug: string, rel: string) => !force && owners.get(slug)?.rel_path === rel && !toParse.has(rel);
+
+    // Files are parsed in batches (on worker threads for big rebuilds) ahead of the
+    // sequential route decisions below, which only look the results up.
+    const slugs = [...affectedSlugs];
+    const batches: string[][] = [];
+    for (let i = 0; i < slugs.length; i += SLUG_BATCH) batches.push(slugs.slice(i, i + SLUG_BATCH));
+    const jobsFor = (batch: string[]): ParseJob[] =>
+      batch.flatMap((slug) => {
+        const jobs: ParseJob[] = [];
+        for (const rel of (bySlug.get(slug) ?? []).slice().sort(comparePaths)) {
+          if (ownerKeeps(slug, rel)) break;
+          const hash = hashes.get(rel);
+          jobs.push(hash === undefined ? { file: scan.files.get(rel)! } : { file: scan.files.get(rel)!, hash });
         }
-        const parsed = parser.parseFile(scan.files.get(rel)!, hashes.get(rel));
-        decided.add(rel);
-        if (parsed.state === "page") {
-          statements.deletePage.run(slug);
-          this.storeParsed(statements, parsed);
-          winner = rel;
-          if (before.has(slug)) updated.push(slug);
-          else created.push(slug);
-          break;
+        return jobs;
+      });
+    const pool: BatchParser = createBatchParser(parser, slugs.length);
+    const parseBatch = async (batch: string[]) => {
+      const results = await pool.parse(jobsFor(batch));
+      return new Map(results.map((r) => [r.file.relPath, r]));
+    };
+    try {
+      const inFlight: Promise<Map<string, ParsedFile>>[] = [];
+      let next = 0;
+      const fill = () => {
+        while (next < batches.length && inFlight.length < PARSE_AHEAD) inFlight.push(parseBatch(batches[next++]!));
+      };
+      fill();
+      for (const batch of batches) {
+        const parsedByRel = await inFlight.shift()!;
+        fill();
+        for (const slug of batch) {
+          const candidates = (bySlug.get(slug) ?? []).slice().sort(comparePaths);
+          // The first path in component order keeps the route. A file that cannot be read
+          // as a page yields to the next one, so one bad file never hides the route.
+          let winner: string | null = null;
+          let ownerKept = false;
+          for (const rel of candidates) {
+            if (ownerKeeps(slug, rel)) {
+              winner = rel;
+              ownerKept = true;
+              break;
+            }
+            const parsed = parsedByRel.get(rel) ?? parser.parseFile(scan.files.get(rel)!, hashes.get(rel));
+            decided.add(rel);
+            if (parsed.state === "page") {
+              statements.deletePage.run(slug);
+              this.storeParsed(statements, parsed, now);
+              winner = rel;
+              if (before.has(slug)) updated.push(slug);
+              else created.push(slug);
+              break;
+            }
+            this.storeParsed(statements, parsed, now);
+          }
+          if (!ownerKept) pageTopicsChanged = true;
+          if (winner === null) {
+            statements.deletePage.run(slug);
+            if (before.has(slug)) deleted.push(slug);
+          }
+          const losers = winner === null ? [] : candidates.slice(candidates.indexOf(winner) + 1);
+          for (const rel of losers) {
+            const file = scan.files.get(rel)!;
+            const hash = hashes.get(rel) ?? manifest.get(rel)?.content_hash ?? hashFile(file.absPath) ?? "";
+            statements.upsertFile.run(rel, file.size, file.mtimeMs, now, hash, slug, "collision");
+            decided.add(rel);
+            statements.deleteProblems.run(rel);
+          }
         }
-        this.storeParsed(statements, parsed);
       }
-      if (!ownerKept) pageTopicsChanged = true;
-      if (winner === null) {
-        statements.deletePage.run(slug);
-        if (before.has(slug)) deleted.push(slug);
-      }
-      const losers = winner === null ? [] : candidates.slice(candidates.indexOf(winner) + 1);
-      for (const rel of losers) {
-        const file = scan.files.get(rel)!;
-        const hash = hashes.get(rel) ?? manifest.get(rel)?.content_hash ?? hashFile(file.absPath) ?? "";
-        statements.upsertFile.run(rel, file.size, file.mtimeMs, now, hash, slug, "collision");
-        decided.add(rel);
-        statements.deleteProblems.run(rel);
-      }
+    } finally {
+      await pool.close();
     }
 
     for (const file of touchOnly) {
@@ -186,6 +269,7 @@ export class IndexWriter {
 
     const topicsChanged = this.refreshTopicsStamp(scan, now, force);
     if (topicsChanged || pageTopicsChanged) rebuildTopics(db, parser, this.options.almanacPath);
+    this.storeSignature(scan, now);
 
     return {
       result: this.counts(scan, created.length + updated.length, deleted.length),
@@ -196,8 +280,7 @@ export class IndexWriter {
     };
   }
 
-  private storeParsed(statements: Statements, parsed: ParsedFile): void {
-    const now = this.options.now();
+  private storeParsed(statements: Statements, parsed: ParsedFile, now: number): void {
     const { file } = parsed;
     statements.upsertFile.run(
       file.relPath,
@@ -213,25 +296,30 @@ export class IndexWriter {
     if (parsed.state !== "page" || !parsed.page) return;
     const page = parsed.page;
     const slug = file.slug;
-    statements.insertPage.run(
-      slug,
-      file.relPath,
-      page.title,
-      page.summary,
-      Math.floor(file.mtimeMs / 1000),
-      page.body,
-      parsed.emptyBody ? 1 : 0,
-      parsed.truncated ? 1 : 0,
+    const topics = [...new Set(page.topics)].sort();
+    const pageId = Number(
+      statements.insertPage.run(
+        slug,
+        file.relPath,
+        page.title,
+        page.summary,
+        Math.floor(file.mtimeMs / 1000),
+        parsed.emptyBody ? 1 : 0,
+        parsed.truncated ? 1 : 0,
+        JSON.stringify(topics),
+      ).lastInsertRowid,
     );
-    for (const topic of new Set(page.topics)) statements.insertTopic.run(slug, topic);
+    for (const topic of topics) statements.insertTopic.run(slug, topic);
     for (const ref of page.file_refs) statements.insertRef.run(slug, ref.path, ref.original_path, ref.is_dir ? 1 : 0);
     page.sources.forEach((s, i) =>
       statements.insertSource.run(slug, i, s.source_id, s.source_type, s.target, s.title, s.retrieved_at, s.note),
     );
     for (const id of new Set(page.citations)) statements.insertCitation.run(slug, id);
     for (const target of new Set(page.links)) statements.insertLink.run(slug, target);
+    // Rowids encode the page; a page with more sections than slots keeps its first ones.
     for (const section of page.sections) {
-      statements.insertSection.run(slug, section.ordinal, page.title, section.heading, section.body);
+      if (section.ordinal >= SECTION_SLOTS) break;
+      statements.insertSection.run(pageId * SECTION_SLOTS + section.ordinal, pageId, section.ordinal, page.title, section.heading, section.body);
     }
   }
 
@@ -312,7 +400,7 @@ function prepareStatements(db: Db): Statements {
     deletePage: db.prepare("DELETE FROM pages WHERE slug = ?"),
     touchPage: db.prepare("UPDATE pages SET updated_at = ? WHERE slug = ?"),
     insertPage: db.prepare(
-      "INSERT INTO pages (slug, rel_path, title, summary, updated_at, body, empty_body, truncated) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+      "INSERT INTO pages (slug, rel_path, title, summary, updated_at, empty_body, truncated, topics_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
     ),
     insertTopic: db.prepare("INSERT OR IGNORE INTO page_topics (page_slug, topic) VALUES (?, ?)"),
     insertRef: db.prepare("INSERT OR IGNORE INTO file_refs (page_slug, path, original_path, is_dir) VALUES (?, ?, ?, ?)"),
@@ -322,7 +410,7 @@ function prepareStatements(db: Db): Statements {
     insertCitation: db.prepare("INSERT OR IGNORE INTO page_citations (page_slug, source_id) VALUES (?, ?)"),
     insertLink: db.prepare("INSERT OR IGNORE INTO page_links (source_slug, target_slug) VALUES (?, ?)"),
     insertSection: db.prepare(
-      "INSERT INTO sections (page_slug, ordinal, page_title, heading, body) VALUES (?, ?, ?, ?, ?)",
+      "INSERT INTO sections (id, page_id, ordinal, page_title, heading, body) VALUES (?, ?, ?, ?, ?, ?)",
     ),
   };
 }

@@ -1,16 +1,12 @@
-import type { Migration } from "../core/sqlite.js";
+import type { Db, Migration } from "../core/sqlite.js";
 
 /**
  * The per-repository index is derived and disposable. Sections feed an external-content
  * FTS5 table kept in step by triggers, so deleting a page (and its sections, by cascade)
- * removes its search rows without a table scan.
+ * removes its search rows without a table scan. Section rowids follow layout.ts.
  */
-export const indexMigrations: Migration[] = [
-  {
-    version: 1,
-    name: "index",
-    up: (db) =>
-      db.exec(`
+
+const SCHEMA = `
         CREATE TABLE files (
           rel_path TEXT PRIMARY KEY,
           size INTEGER NOT NULL,
@@ -32,14 +28,15 @@ export const indexMigrations: Migration[] = [
         ) WITHOUT ROWID;
 
         CREATE TABLE pages (
-          slug TEXT PRIMARY KEY,
+          id INTEGER PRIMARY KEY,
+          slug TEXT NOT NULL UNIQUE,
           rel_path TEXT NOT NULL,
           title TEXT NOT NULL,
           summary TEXT,
           updated_at INTEGER NOT NULL,
-          body TEXT NOT NULL,
           empty_body INTEGER NOT NULL,
-          truncated INTEGER NOT NULL DEFAULT 0
+          truncated INTEGER NOT NULL DEFAULT 0,
+          topics_json TEXT NOT NULL DEFAULT '[]'
         );
 
         CREATE TABLE page_topics (
@@ -99,13 +96,13 @@ export const indexMigrations: Migration[] = [
 
         CREATE TABLE sections (
           id INTEGER PRIMARY KEY,
-          page_slug TEXT NOT NULL REFERENCES pages(slug) ON DELETE CASCADE,
+          page_id INTEGER NOT NULL REFERENCES pages(id) ON DELETE CASCADE,
           ordinal INTEGER NOT NULL,
           page_title TEXT NOT NULL,
           heading TEXT NOT NULL,
           body TEXT NOT NULL
         );
-        CREATE INDEX sections_page ON sections(page_slug);
+        CREATE INDEX sections_page ON sections(page_id);
 
         CREATE VIRTUAL TABLE sections_fts USING fts5(
           page_title, heading, body,
@@ -125,6 +122,17 @@ export const indexMigrations: Migration[] = [
           key TEXT PRIMARY KEY,
           value TEXT NOT NULL
         ) WITHOUT ROWID;
-      `),
-  },
-];
+      `;
+
+/** Every version so far: drop whatever an older build left and create the current schema. */
+function recreate(db: Db): void {
+  const tables = db
+    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'sections_fts_%'")
+    .pluck()
+    .all() as string[];
+  db.exec("DROP TRIGGER IF EXISTS sections_ai; DROP TRIGGER IF EXISTS sections_ad;");
+  for (const table of tables) db.exec(`DROP TABLE IF EXISTS "${table}"`);
+  db.exec(SCHEMA);
+}
+
+export const indexMigrations: Migration[] = [{ version: 3, name: "index v3 (page ids in section rowids; bodies read from pages)", up: recreate }];

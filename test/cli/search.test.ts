@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { page, writeWiki } from "../support/cli.js";
 import {
@@ -176,6 +176,14 @@ describe("search: ranking and query analysis", () => {
   test("--limit -1 is a validation error (exit 1), plain and under --json", () => {
     expectFailure(run(["search", "nebula", "--limit", "-1"]), "invalid --limit -1: must be zero or more");
     expectJsonFailure(run(["search", "nebula", "--limit", "-1", "--json"]), "validation_failed", "invalid --limit -1: must be zero or more");
+  });
+
+  test("--limit beyond the safe integer range is a validation error, not a crash", () => {
+    expectFailure(
+      run(["search", "nebula", "--limit", "99999999999999999999"]),
+      "invalid --limit 100000000000000000000: must be at most 9007199254740991",
+    );
+    expect(slugs(expectOk(run(["search", "nebula", "--limit", "9007199254740991", "--json"])))).toHaveLength(3);
   });
 
   test("--limit abc and --limit 1.5 are syntax errors (exit 2) naming the value", () => {
@@ -364,6 +372,20 @@ describe("search: output volume", () => {
     expect(json.stderr).toBe("");
   });
 
+  test("a long section's excerpt is at most 32 words around the match, with ellipses where cut", () => {
+    const box = fresh();
+    const words = Array.from({ length: 200 }, (_, i) => `w${i}`);
+    words[100] = "Kinkajou";
+    const repo = writeWiki(join(box.dir, "repo"), {
+      "long.md": page({ title: "Long", topics: ["concepts"], sources: [], body: words.join(" ") + "." }),
+    });
+    const [hit] = expectOk(box.run(["search", "kinkajou", "--json"], { cwd: repo })).json<{ excerpt: string }[]>();
+    expect(hit!.excerpt.startsWith("… ")).toBe(true);
+    expect(hit!.excerpt.endsWith(" …")).toBe(true);
+    expect(hit!.excerpt).toContain("Kinkajou");
+    expect(hit!.excerpt.slice(2, -2).split(" ")).toHaveLength(32);
+  });
+
   test("a page edited after the first search is found by its new words", () => {
     const box = fresh();
     const repo = writeWiki(join(box.dir, "repo"), {
@@ -375,6 +397,42 @@ describe("search: output volume", () => {
     setMtime(path, BASE_TIME);
     expect(slugs(expectOk(box.run(["search", "quasar", "--json"], { cwd: repo })))).toEqual(["note"]);
     expect(slugs(expectOk(box.run(["search", "old", "--json"], { cwd: repo })))).toEqual([]);
+  });
+});
+
+describe("search: freshness after edits", () => {
+  const fresh = freshSandboxes();
+
+  test("deleted, moved and new pages are seen by the next read", () => {
+    const box = fresh();
+    const repo = writeWiki(join(box.dir, "repo"), {
+      "keep.md": page({ title: "Keep", topics: ["concepts"], sources: [], body: "Marmot notes." }),
+      "drop.md": page({ title: "Drop", topics: ["concepts"], sources: [], body: "Marmot leaving." }),
+      "move.md": page({ title: "Move", topics: ["concepts"], sources: [], body: "Marmot moving." }),
+    });
+    expect(slugs(expectOk(box.run(["search", "marmot", "--json"], { cwd: repo }))).sort()).toEqual(["drop", "keep", "move"]);
+    rmSync(almanac(repo, "drop.md"));
+    mkdirSync(almanac(repo, "moved"));
+    renameSync(almanac(repo, "move.md"), almanac(repo, "moved", "move.md"));
+    writeFileSync(almanac(repo, "new.md"), page({ title: "New", topics: ["concepts"], sources: [], body: "Marmot arriving." }));
+    expect(slugs(expectOk(box.run(["search", "marmot", "--json"], { cwd: repo }))).sort()).toEqual(["keep", "moved/move", "new"]);
+    expectFailure(box.run(["show", "drop"], { cwd: repo }), /^codealmanac: page not found: drop/);
+  });
+
+  test("hand edits to topics.yaml are seen by the next read", () => {
+    const box = fresh();
+    const repo = writeWiki(join(box.dir, "repo"), {
+      "jwt.md": page({ title: "JWT", topics: ["tokens"], sources: [], body: "Tokens." }),
+    });
+    expect(slugs(expectOk(box.run(["search", "--topic", "security", "--json"], { cwd: repo })))).toEqual([]);
+    writeFileSync(
+      almanac(repo, "topics.yaml"),
+      "topics:\n  - slug: concepts\n  - slug: security\n    description: Keeping things safe\n  - slug: tokens\n    parents: [security]\n",
+    );
+    expect(slugs(expectOk(box.run(["search", "--topic", "security", "--json"], { cwd: repo })))).toEqual(["jwt"]);
+    const topic = expectOk(box.run(["topics", "show", "security", "--json"], { cwd: repo })).json<{ description: string; children: string[] }>();
+    expect(topic.description).toBe("Keeping things safe");
+    expect(topic.children).toEqual(["tokens"]);
   });
 });
 

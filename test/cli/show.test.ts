@@ -270,3 +270,41 @@ describe("show", () => {
     expect(screen).toContain("--title");
   });
 });
+
+describe("show: links and citations", () => {
+  const shared = sharedSandbox((box) => {
+    const repo = join(box.dir, "repo");
+    writeWiki(repo, {
+      "README.md": page({
+        title: "Home",
+        topics: ["concepts"],
+        sources: [],
+        body: [
+          "Links: [a](x.md) [b](x) [c](dir/) [d](dir/README.md) [e](dir) [f](src/app.ts) [g](x.md#part) [h](https://example.com) [i](#top)",
+          "",
+          "Documenting the syntax: `[@source-id]` and `[gone](gone)`.",
+          "",
+          "```",
+          "[@in-a-fence] [fenced](fenced)",
+          "```",
+        ].join("\n"),
+      }),
+      "x.md": page({ title: "X", topics: ["concepts"], sources: [], body: "X." }),
+      "dir/README.md": page({ title: "Dir", topics: ["concepts"], sources: [], body: "Up to [home](../README.md)." }),
+    });
+    return { repo };
+  });
+  const run = (args: string[]) => shared.box().run(args, { cwd: shared.fixture().repo });
+
+  test("x.md, x, dir/, dir and dir/README.md all resolve to pages; files, URLs and anchors do not", () => {
+    expect(expectOk(run(["show", "README", "--links"])).stdout).toBe("dir\nx\n");
+    expect(expectOk(run(["show", "dir", "--links"])).stdout).toBe("README\n");
+    expect(expectOk(run(["show", "x", "--backlinks"])).stdout).toBe("README\n");
+  });
+
+  test("citations and links inside code are not findings", () => {
+    const result = run(["validate", "--json"]);
+    expect(result.code).toBe(0);
+    expect(result.json<{ issues: unknown[] }>().issues).toEqual([]);
+  });
+});

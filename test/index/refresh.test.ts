@@ -98,7 +98,7 @@ describe("incremental refresh", () => {
     const ctx = { db: h.db, almanacPath: h.almanac, repositoryRoot: h.dir };
     expect(searchPages(ctx, { query: "gamma" }).map((p) => p.slug)).toEqual(["a"]);
     expect(searchPages(ctx, { query: "alpha" })).toEqual([]);
-    expect(h.db.prepare("SELECT COUNT(*) FROM sections WHERE page_slug = 'a'").pluck().get()).toBe(1);
+    expect(h.db.prepare("SELECT COUNT(*) FROM sections s JOIN pages p ON p.id = s.page_id WHERE p.slug = 'a'").pluck().get()).toBe(1);
   });
 
   test("a touched file with the same content is hashed, not parsed", async () => {

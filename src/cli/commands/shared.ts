@@ -14,5 +14,6 @@ export function nonNegative(value: unknown, flag: string): number | undefined {
   if (value === undefined) return undefined;
   const n = value as number;
   if (n < 0) throw invalid(`invalid ${flag} ${n}: must be zero or more`);
+  if (!Number.isSafeInteger(n)) throw invalid(`invalid ${flag} ${n}: must be at most ${Number.MAX_SAFE_INTEGER}`);
   return n;
 }

@@ -1,4 +1,7 @@
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { splitFrontmatter } from "../../wiki/frontmatter.js";
+import { MAX_INDEXED_CHARS } from "../layout.js";
 import type { Db } from "../../core/sqlite.js";
 import { ProductError, invalid } from "../../core/errors.js";
 import { topicsFor } from "./search.js";
@@ -34,7 +37,6 @@ interface PageRow {
   summary: string | null;
   rel_path: string;
   updated_at: number;
-  body: string;
 }
 
 /**
@@ -74,7 +76,7 @@ function suggestSlugs(db: Db, wanted: string): string[] {
 export function showPage(db: Db, almanacPath: string, input: string): PageView {
   const slug = resolveSlug(db, input);
   const row = db
-    .prepare("SELECT slug, title, summary, rel_path, updated_at, body FROM pages WHERE slug = ?")
+    .prepare("SELECT slug, title, summary, rel_path, updated_at FROM pages WHERE slug = ?")
     .get(slug) as PageRow;
   const sources = db
     .prepare(
@@ -101,7 +103,7 @@ export function showPage(db: Db, almanacPath: string, input: string): PageView {
     page_links_out: out,
     page_links_in: inbound,
     cross_wiki_links: [],
-    body: row.body,
+    body: readBody(join(almanacPath, row.rel_path)),
   };
 }
 
@@ -110,4 +112,17 @@ export function leadOf(body: string): string {
   const blocks = body.split(/\n\s*\n/).map((b) => b.trim()).filter((b) => b !== "");
   const lead = blocks.find((b) => !/^#{1,6}\s/.test(b) && !/^(```|~~~)/.test(b));
   return lead ?? blocks[0] ?? "";
+}
+
+/**
+ * The body is read from the page itself (the index keeps only its sections), right
+ * after the refresh that found the file unchanged.
+ */
+function readBody(path: string): string {
+  try {
+    const text = readFileSync(path, "utf8").slice(0, MAX_INDEXED_CHARS);
+    return splitFrontmatter(text).body.trim();
+  } catch {
+    return "";
+  }
 }

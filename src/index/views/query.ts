@@ -16,34 +16,40 @@ export function queryTokens(query: string): string[] {
   return meaningful.length > 0 ? meaningful : unique;
 }
 
+const EXCERPT_WORDS = 32;
+const LEAD_WORDS = 8;
 const WORD = /[\p{L}\p{N}_]+/gu;
-const EXCERPT_TOKENS = 32;
+const WORD_CHAR = /[\p{L}\p{N}_]/u;
 
-/** Up to 32 words of the section around its first match, with " … " where text was cut. */
-export function excerptFor(body: string, tokens: string[]): string | null {
-  const words = [...body.matchAll(WORD)];
-  if (words.length === 0) return null;
-  const folded = tokens.map(fold);
-  let hit = words.findIndex((m) => {
-    const w = fold(m[0]);
-    return folded.some((t) => w.startsWith(t));
-  });
-  if (hit < 0) hit = 0;
-  const start = Math.max(0, Math.min(hit - 8, words.length - EXCERPT_TOKENS));
-  const end = Math.min(words.length, start + EXCERPT_TOKENS);
-  const first = words[start]!;
-  const last = words[end - 1]!;
-  // Extend to the next whitespace so closing punctuation such as `]` or `.` stays with its word.
-  const tail = /\s/.exec(body.slice(last.index + last[0].length));
-  const stop = tail ? last.index + last[0].length + tail.index : body.length;
-  const text = body
-    .slice(first.index, stop)
-    .replace(/\s+/g, " ")
-    .trim();
-  if (text === "") return null;
-  return `${start > 0 ? "… " : ""}${text}${end < words.length ? " …" : ""}`;
-}
-
-function fold(word: string): string {
-  return word.normalize("NFKD").replace(/\p{M}+/gu, "").toLowerCase();
+/**
+ * Up to 32 words of a section around its first match, with " … " where text was cut.
+ * One regular expression finds the first word starting with a query token.
+ */
+export function excerpter(tokens: string[]): (body: string) => string | null {
+  const escaped = tokens.map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+  const first = new RegExp(`(?<![\\p{L}\\p{N}_])(?:${escaped.join("|")})`, "iu");
+  return (body) => {
+    const hit = first.exec(body)?.index ?? 0;
+    // Walk back a few words from the hit, then forward to fill the window.
+    const before = [...body.slice(Math.max(0, hit - 200), hit).matchAll(WORD)];
+    const backWords = before.slice(-LEAD_WORDS);
+    const start = backWords.length > 0 ? Math.max(0, hit - 200) + backWords[0]!.index : hit;
+    WORD.lastIndex = start;
+    let count = 0;
+    let end = start;
+    let match: RegExpExecArray | null;
+    while (count < EXCERPT_WORDS && (match = WORD.exec(body)) !== null) {
+      end = match.index + match[0].length;
+      count++;
+    }
+    if (count === 0) return null;
+    // Extend to the next whitespace so closing punctuation such as `]` or `.` stays with its word.
+    const tail = /\s/.exec(body.slice(end));
+    const stop = tail ? end + tail.index : body.length;
+    const text = body.slice(start, stop).replace(/\s+/g, " ").trim();
+    if (text === "") return null;
+    const cutBefore = WORD_CHAR.test(body.slice(0, start));
+    const cutAfter = WORD_CHAR.test(body.slice(stop));
+    return `${cutBefore ? "… " : ""}${text}${cutAfter ? " …" : ""}`;
+  };
 }

@@ -4,7 +4,8 @@ import type { Db } from "../../core/sqlite.js";
 import { kebab } from "../../core/kebab.js";
 import { normalizeRefPath } from "../../wiki/file-refs.js";
 import { descendantsOf } from "./topic-graph.js";
-import { excerptFor, queryTokens } from "./query.js";
+import { excerpter, queryTokens } from "./query.js";
+import { SECTION_SLOTS } from "../layout.js";
 
 export interface SearchRequest {
   query?: string;
@@ -36,6 +37,7 @@ interface Row {
   summary: string | null;
   rel_path: string;
   updated_at: number;
+  topics_json: string;
   sid?: number;
   heading?: string;
 }
@@ -43,55 +45,99 @@ interface Row {
 export function searchPages(ctx: SearchContext, request: SearchRequest): SearchHit[] {
   const { db } = ctx;
   const filter = pageFilter(ctx, request);
-  const limit = request.limit ?? -1;
+  const limit = request.limit ?? Infinity;
   const tokens = queryTokens(request.query ?? "");
   let rows: Row[];
   if (tokens.length === 0) {
     rows = db
       .prepare(
-        `SELECT p.slug, p.title, p.summary, p.rel_path, p.updated_at FROM pages p
+        `SELECT p.slug, p.title, p.summary, p.rel_path, p.updated_at, p.topics_json FROM pages p
          WHERE ${filter.sql} ORDER BY p.updated_at DESC, p.slug LIMIT ?`,
       )
-      .all(...filter.params, limit) as Row[];
+      .all(...filter.params, Number.isFinite(limit) ? limit : -1) as Row[];
   } else {
-    const match = tokens.map((t) => `"${t.replace(/"/g, '""')}"*`).join(" OR ");
-    rows = db
-      .prepare(
-        `WITH hits AS (
-           SELECT s.page_slug AS slug, s.id AS sid, s.ordinal AS ordinal, s.heading AS heading,
-                  bm25(sections_fts, 5.0, 3.0, 1.0) AS score
-           FROM sections_fts JOIN sections s ON s.id = sections_fts.rowid
-           WHERE sections_fts MATCH ?
-         ), best AS (
-           SELECT slug, sid, heading, score,
-                  ROW_NUMBER() OVER (PARTITION BY slug ORDER BY score, ordinal) AS rn
-           FROM hits
-         )
-         SELECT p.slug, p.title, p.summary, p.rel_path, p.updated_at, best.sid, best.heading
-         FROM best JOIN pages p ON p.slug = best.slug
-         WHERE best.rn = 1 AND ${filter.sql}
-         ORDER BY best.score, p.updated_at DESC, p.slug
-         LIMIT ?`,
-      )
-      .all(match, ...filter.params, limit) as Row[];
+    rows = rankedPages(ctx, tokens, filter, limit);
   }
-  const topics = topicsFor(db, rows.map((r) => r.slug));
   const bodies = tokens.length > 0 ? sectionBodies(db, rows) : new Map<number, string>();
+  const excerpt = tokens.length > 0 ? excerpter(tokens) : null;
   return rows.map((row) => ({
     slug: row.slug,
     title: row.title,
     summary: row.summary,
     file_path: join(ctx.almanacPath, row.rel_path),
     updated_at: row.updated_at,
-    topics: topics.get(row.slug) ?? [],
+    topics: JSON.parse(row.topics_json) as string[],
     matched_heading: row.heading ?? null,
-    excerpt: row.sid !== undefined ? excerptFor(bodies.get(row.sid) ?? "", tokens) : null,
+    excerpt: row.sid !== undefined && excerpt ? excerpt(bodies.get(row.sid) ?? "") : null,
   }));
+}
+
+/**
+ * Text mode. FTS5 scores every matching section (BM25: title 5, heading 3, body 1);
+ * the best section of each page represents it. Section rowids encode their page, so the
+ * grouping needs no join, and page rows are read only for the pages that are returned.
+ */
+function rankedPages(ctx: SearchContext, tokens: string[], filter: Filter, limit: number): Row[] {
+  const { db } = ctx;
+  const match = tokens.map((t) => `"${t.replace(/"/g, '""')}"*`).join(" OR ");
+  const hits = db
+    .prepare("SELECT rowid, bm25(sections_fts, 5.0, 3.0, 1.0) FROM sections_fts WHERE sections_fts MATCH ?")
+    .raw()
+    .all(match) as [number, number][];
+  const best = new Map<number, [number, number]>();
+  for (const [rowid, score] of hits) {
+    const page = Math.floor(rowid / SECTION_SLOTS);
+    const seen = best.get(page);
+    if (!seen || score < seen[1] || (score === seen[1] && rowid < seen[0])) best.set(page, [rowid, score]);
+  }
+  let ranked = [...best].map(([page, [rowid, score]]) => ({ page, rowid, score }));
+  if (filter.active) {
+    const allowed = new Set(
+      db.prepare(`SELECT p.id FROM pages p WHERE ${filter.sql}`).pluck().all(...filter.params) as number[],
+    );
+    ranked = ranked.filter((r) => allowed.has(r.page));
+  }
+  ranked.sort((a, b) => a.score - b.score);
+  // Ties at the cut are broken by recency and slug, so keep every page tied with the last one.
+  if (ranked.length > limit) {
+    const cut = limit === 0 ? -Infinity : ranked[limit - 1]!.score;
+    ranked = ranked.filter((r, i) => i < limit || r.score === cut);
+  }
+  const pages = new Map(
+    (
+      db
+        .prepare(
+          "SELECT id, slug, title, summary, rel_path, updated_at, topics_json FROM pages WHERE id IN (SELECT value FROM json_each(?))",
+        )
+        .all(JSON.stringify(ranked.map((r) => r.page))) as (Row & { id: number })[]
+    ).map((p) => [p.id, p]),
+  );
+  const headings = new Map(
+    (
+      db
+        .prepare("SELECT id, heading FROM sections WHERE id IN (SELECT value FROM json_each(?))")
+        .raw()
+        .all(JSON.stringify(ranked.map((r) => r.rowid))) as [number, string][]
+    ).map(([id, heading]) => [id, heading]),
+  );
+  const rows = ranked
+    .map((r) => ({ r, page: pages.get(r.page) }))
+    .filter((x): x is { r: (typeof ranked)[number]; page: Row & { id: number } } => x.page !== undefined)
+    .sort(
+      (a, b) =>
+        a.r.score - b.r.score ||
+        b.page.updated_at - a.page.updated_at ||
+        (a.page.slug < b.page.slug ? -1 : a.page.slug > b.page.slug ? 1 : 0),
+    )
+    .map(({ r, page }) => ({ ...page, sid: r.rowid, heading: headings.get(r.rowid) ?? "" }));
+  return Number.isFinite(limit) ? rows.slice(0, limit) : rows;
 }
 
 interface Filter {
   sql: string;
   params: unknown[];
+  /** False when no filter was asked for. */
+  active: boolean;
 }
 
 function pageFilter(ctx: SearchContext, request: SearchRequest): Filter {
@@ -130,7 +176,7 @@ function pageFilter(ctx: SearchContext, request: SearchRequest): Filter {
       }
     }
   }
-  return { sql: clauses.join(" AND "), params };
+  return { sql: clauses.join(" AND "), params, active: clauses.length > 1 };
 }
 
 function ancestorDirs(path: string): string[] {
