@@ -27,6 +27,10 @@ export default tseslint.config(
     },
   },
   {
+    files: ["**/*.cjs"],
+    languageOptions: { sourceType: "commonjs", globals: { module: "writable", require: "readonly" } },
+  },
+  {
     files: ["test/**", "bench/**", "scripts/**"],
     rules: { "no-console": "off" },
   },

@@ -89,6 +89,16 @@ function processesOf(stateHome) {
   return out;
 }
 
+/** SIGKILLs every process of these state homes, again until none is left (a worker may be spawning an executor). */
+function killAll(stateHomes) {
+  for (let round = 0; round < 10; round++) {
+    const pids = stateHomes.flatMap(processesOf);
+    if (pids.length === 0) return;
+    pids.forEach((pid) => kill(pid, "SIGKILL"));
+    sleepSync(50);
+  }
+}
+
 function kill(pid, signal) {
   try {
     process.kill(pid, signal);
@@ -251,7 +261,7 @@ function fillLedger(ledger, logDir, count) {
         status,
         summary: status === "done" ? "Updated the wiki." : null,
         error: status === "failed" ? "claude exited with code 1" : null,
-        category: status === "failed" ? "agent_error" : null,
+        category: status === "failed" ? "provider_execution" : null,
         created,
         started,
         finished,
@@ -321,10 +331,8 @@ export async function benchQueue(ctx) {
   const undefer = ctx.defer(() => {
     for (const child of children) kill(child.pid, "SIGKILL");
     for (const ledger of opened) ledger.close();
-    for (const dir of stateHomes) {
-      unparkFile(Database, dir);
-      for (const pid of processesOf(dir)) kill(pid, "SIGKILL");
-    }
+    for (const dir of stateHomes) unparkFile(Database, dir);
+    killAll(stateHomes);
   });
 
   const caSync = (args, state = stateHome) => ctx.ca(args, { cwd: root, stateHome: state, env });
@@ -400,7 +408,7 @@ export async function benchQueue(ctx) {
     ).catch(() => undefined);
     if (leftovers.length) {
       ctx.warn(`queue: ${leftovers.length} process(es) still running after the section (${leftovers.join(", ")}); killed`);
-      leftovers.forEach((pid) => kill(pid, "SIGKILL"));
+      killAll(stateHomes);
     }
     result.leftover_processes = leftovers.length;
     return result;

@@ -669,6 +669,7 @@ export async function main(argv = process.argv.slice(2)) {
     const started = Date.now();
     const load = { start: loadavg().map(round2) };
     log(`temp dir ${ctx.tmp}`);
+    const fingerprint = buildFingerprint(cli);
     const version = ctx.ca(["--version"]).trim();
     log(`${version} (${cli})`);
 
@@ -683,6 +684,9 @@ export async function main(argv = process.argv.slice(2)) {
       bodies[name] = await sections[name](ctx);
     }
     const baseEnd = ctx.measure(baselineArgs);
+    if (buildFingerprint(cli) !== fingerprint) {
+      ctx.warn(`${relative(process.cwd(), cli) || cli} changed while the benchmark ran (a rebuild?); figures may mix builds, and runs may have failed`);
+    }
     const pooled = pooledBaseline(ctx, baseStart, baseEnd);
     ctx.baseline = pooled;
     const { targets, warnings } = ctx.finish([...baseStart.raw, ...baseEnd.raw]);
@@ -736,6 +740,27 @@ export async function main(argv = process.argv.slice(2)) {
   } finally {
     cleanup();
   }
+}
+
+/**
+ * What identifies the build under test: the entry's inode, size and mtime, plus the
+ * listing of a sibling `chunks/` folder (esbuild's split output). A rebuild while the
+ * benchmark runs changes it, and then the figures mix two builds (or runs fail).
+ */
+function buildFingerprint(cli) {
+  const parts = [];
+  try {
+    const st = statSync(cli);
+    parts.push(`${st.ino}:${st.size}:${st.mtimeMs}`);
+  } catch {
+    parts.push("missing");
+  }
+  try {
+    parts.push(readdirSync(join(cli, "..", "chunks")).sort().join(","));
+  } catch {
+    // no chunks folder
+  }
+  return parts.join("|");
 }
 
 /** The baseline figure: both halves pooled, with each half's median and the drift. */
