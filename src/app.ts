@@ -179,8 +179,8 @@ export class App {
     });
   }
 
+  /** The claim needs only the ledger; the lifecycle code and config load after it. */
   async executorDeps(): Promise<ExecutorDeps> {
-    const { runTimeoutMs } = await this.config();
     return {
       runs: this.runs,
       processes: await this.processes(),
@@ -188,9 +188,10 @@ export class App {
       now: this.now,
       log: (line) => this.log(line),
       operations: async () => {
-        const [{ LifecycleRunner }, { createClaudeAdapter }] = await Promise.all([
+        const [{ LifecycleRunner }, { createClaudeAdapter }, { runTimeoutMs }] = await Promise.all([
           import("./lifecycle/runner.js"),
           import("./harnesses/claude/adapter.js"),
+          this.config(),
         ]);
         const claude = createClaudeAdapter();
         return new LifecycleRunner({

@@ -11,14 +11,7 @@ import { closest, renderSyntaxScreen, replacementFor, type SyntaxProblem } from 
 export async function main(argv: string[]): Promise<number> {
   const ctx = createCliContext(argv);
   let app: App | undefined;
-  const background = argv[0] === "__run-worker" || argv[0] === "__run-executor";
-  const getApp = () =>
-    (app ??= new App({
-      env: ctx.env,
-      notice: (line) => ctx.writeErr(line + "\n"),
-      // Background processes write diagnostics to their log file (their stderr).
-      ...(background ? { log: (line: string) => ctx.writeErr(`${new Date().toISOString()} [${process.pid}] ${line}\n`) } : {}),
-    }));
+  const getApp = () => (app ??= new App({ env: ctx.env, notice: (line) => ctx.writeErr(line + "\n") }));
   const program = buildProgram(ctx, getApp);
   try {
     if (argv.length === 0) {

@@ -67,7 +67,8 @@ export function buildProgram(ctx: CliContext, app: () => App): Command {
     .argument("[query...]", "words to search for; none lists pages")
     .addOption(new Option("--topic <topic>", "only pages with this topic or a narrower one (repeatable)").argParser(collect).default([]))
     .option("--mentions <path>", "only pages citing this file or folder")
-    .addOption(new Option("--limit <n>", "at most n pages").argParser(integer))
+    .addOption(new Option("--limit <n>", "at most n pages (default 50)").argParser(integer))
+    .option("--all", "every matching page")
     .option("--slugs", "print slugs only")
     .addOption(json())
     .addOption(wiki())
@@ -196,18 +197,6 @@ export function buildProgram(ctx: CliContext, app: () => App): Command {
     .requiredOption("--older-than <duration>", "e.g. 30d or 12h")
     .addOption(json())
     .action(act(async () => (await import("./commands/jobs.js")).prune));
-
-  program
-    .command("__run-worker", { hidden: true })
-    .addOption(new Option("--max-runs <n>").argParser(integer))
-    .option("--cwd <dir>", "ignored; accepted for compatibility")
-    .action(act(async () => (await import("./commands/internal.js")).runWorker));
-  program
-    .command("__run-executor", { hidden: true })
-    .argument("<run-id>")
-    .requiredOption("--execution <id>")
-    .option("--worker-token <token>")
-    .action(act(async () => (await import("./commands/internal.js")).runExecutor));
 
   return program;
 }

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { parse as parseToml } from "smol-toml";
-import { z } from "zod";
+import * as z from "zod/mini";
 import { invalid } from "../core/errors.js";
 import { parseDuration } from "./duration.js";
 
@@ -11,15 +11,18 @@ export const HARNESS_MODELS = {
 export type HarnessName = keyof typeof HARNESS_MODELS;
 export const DEFAULT_MODEL: Record<HarnessName, string> = { codex: "gpt-5.5", claude: "claude-sonnet-5" };
 
-const duration = z.string().refine((v) => (parseDuration(v) ?? 0) > 0, { message: "must be a positive duration such as 30m or 5h" });
-const task = z.strictObject({ enabled: z.boolean().optional(), every: duration.optional() });
+const duration = z
+  .string()
+  .check(z.refine((v) => (parseDuration(v) ?? 0) > 0, "must be a positive duration such as 30m or 5h"));
+const flag = z.optional(z.boolean());
+const task = z.optional(z.strictObject({ enabled: flag, every: z.optional(duration) }));
 
 const ConfigFile = z.strictObject({
-  auto_commit: z.boolean().optional(),
-  harness: z.strictObject({ default: z.enum(["codex", "claude"]).optional(), model: z.string().optional() }).optional(),
-  telemetry: z.strictObject({ enabled: z.boolean().optional() }).optional(),
-  automation: z.strictObject({ sync: task.optional(), garden: task.optional(), update: task.optional() }).optional(),
-  runs: z.strictObject({ timeout: duration.optional() }).optional(),
+  auto_commit: flag,
+  harness: z.optional(z.strictObject({ default: z.optional(z.enum(["codex", "claude"])), model: z.optional(z.string()) })),
+  telemetry: z.optional(z.strictObject({ enabled: flag })),
+  automation: z.optional(z.strictObject({ sync: task, garden: task, update: task })),
+  runs: z.optional(z.strictObject({ timeout: z.optional(duration) })),
 });
 
 export interface Config {

@@ -165,9 +165,16 @@ export class IndexWriter {
     }
     if (force) for (const slug of bySlug.keys()) affectedSlugs.add(slug);
 
-    const before = new Set(
-      (db.prepare("SELECT slug FROM pages").pluck().all() as string[]).filter((s) => affectedSlugs.has(s)),
+    // What the affected pages looked like: whether they existed, and their topics.
+    const previousTopics = new Map(
+      (
+        db
+          .prepare("SELECT slug, topics_json FROM pages WHERE slug IN (SELECT value FROM json_each(?))")
+          .raw()
+          .all(JSON.stringify([...affectedSlugs])) as [string, string][]
+      ).map(([slug, topics]) => [slug, topics]),
     );
+    const before = new Set(previousTopics.keys());
     const created: string[] = [];
     const updated: string[] = [];
     const deleted: string[] = [];
@@ -233,7 +240,8 @@ export class IndexWriter {
             decided.add(rel);
             if (parsed.state === "page") {
               statements.deletePage.run(slug);
-              this.storeParsed(statements, parsed, now);
+              const topics = this.storeParsed(statements, parsed, now);
+              if (topics !== previousTopics.get(slug)) pageTopicsChanged = true;
               winner = rel;
               if (before.has(slug)) updated.push(slug);
               else created.push(slug);
@@ -241,10 +249,10 @@ export class IndexWriter {
             }
             this.storeParsed(statements, parsed, now);
           }
-          if (!ownerKept) pageTopicsChanged = true;
           if (winner === null) {
             statements.deletePage.run(slug);
             if (before.has(slug)) deleted.push(slug);
+            if ((previousTopics.get(slug) ?? "[]") !== "[]") pageTopicsChanged = true;
           }
           const losers = winner === null ? [] : candidates.slice(candidates.indexOf(winner) + 1);
           for (const rel of losers) {
@@ -280,7 +288,8 @@ export class IndexWriter {
     };
   }
 
-  private storeParsed(statements: Statements, parsed: ParsedFile, now: number): void {
+  /** Stores one parsed file; returns the page's topics as stored (JSON), or null when it is not a page. */
+  private storeParsed(statements: Statements, parsed: ParsedFile, now: number): string | null {
     const { file } = parsed;
     statements.upsertFile.run(
       file.relPath,
@@ -293,10 +302,11 @@ export class IndexWriter {
     );
     statements.deleteProblems.run(file.relPath);
     parsed.problems.forEach((p, i) => statements.insertProblem.run(file.relPath, i, p.category, p.message, p.line));
-    if (parsed.state !== "page" || !parsed.page) return;
+    if (parsed.state !== "page" || !parsed.page) return null;
     const page = parsed.page;
     const slug = file.slug;
     const topics = [...new Set(page.topics)].sort();
+    const topicsJson = JSON.stringify(topics);
     const pageId = Number(
       statements.insertPage.run(
         slug,
@@ -306,7 +316,7 @@ export class IndexWriter {
         Math.floor(file.mtimeMs / 1000),
         parsed.emptyBody ? 1 : 0,
         parsed.truncated ? 1 : 0,
-        JSON.stringify(topics),
+        topicsJson,
       ).lastInsertRowid,
     );
     for (const topic of topics) statements.insertTopic.run(slug, topic);
@@ -321,6 +331,7 @@ export class IndexWriter {
       if (section.ordinal >= SECTION_SLOTS) break;
       statements.insertSection.run(pageId * SECTION_SLOTS + section.ordinal, pageId, section.ordinal, page.title, section.heading, section.body);
     }
+    return topicsJson;
   }
 
   private loadManifest(): Map<string, ManifestRow> {

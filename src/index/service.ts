@@ -8,7 +8,7 @@ import { almanacPathFor, isInitializedRoot } from "../repositories/identity.js";
 import { indexMigrations } from "./schema.js";
 import { IndexWriter, type RefreshOutcome } from "./refresh.js";
 import type { PageParser } from "./parse-file.js";
-import { searchPages, type SearchHit, type SearchRequest } from "./views/search.js";
+import { searchPages, type SearchRequest, type SearchResult } from "./views/search.js";
 import { showPage, type PageView } from "./views/pages.js";
 import { listTopics, showTopic, type TopicDetail, type TopicSummary } from "./views/topics.js";
 import { healthReport, type HealthReport } from "./views/health.js";
@@ -76,7 +76,7 @@ export class WikiIndex {
     return this.lastRefresh ?? (await this.refresh());
   }
 
-  async search(request: SearchRequest): Promise<SearchHit[]> {
+  async search(request: SearchRequest): Promise<SearchResult> {
     await this.fresh();
     return searchPages({ db: this.db, almanacPath: this.almanacPath, repositoryRoot: this.repository.rootPath }, request);
   }

@@ -60,7 +60,7 @@ export class LifecycleService {
   }
 
   /** Queues a failed or cancelled run's spec again as a new run. */
-  retry(runId: string): Receipt {
+  retry(runId: string): { receipt: Receipt; kind: RunKind } {
     const { runs } = this.deps.producer;
     const record = runs.requireRun(runId);
     if (!isTerminal(record.status) || record.status === "done") {
@@ -75,7 +75,8 @@ export class LifecycleService {
       rootPath: record.repositoryRoot,
       registeredAt: record.createdAt,
     };
-    return enqueueAndWake(this.deps.producer, { repository, kind: record.kind, spec: parsed.spec, retryOf: runId }).receipt;
+    const { receipt } = enqueueAndWake(this.deps.producer, { repository, kind: record.kind, spec: parsed.spec, retryOf: runId });
+    return { receipt, kind: record.kind };
   }
 
   private queue(repository: Repository, kind: RunKind, inputs: string[], options: OperationOptions): Receipt {

@@ -35,16 +35,31 @@ export interface ExitInfo {
   signal: string | null;
 }
 
-export interface SpawnedExecutor {
+export interface Dispatch {
+  runId: string;
+  executionId: string;
+  workerToken: string;
+  logPath: string;
+}
+
+/**
+ * An executor process started ahead of its run: it boots while the previous run is
+ * still executing and waits on stdin for the one run it will claim.
+ */
+export interface StandbyExecutor {
   pid: number;
   exited: Promise<ExitInfo>;
+  /** Hands over the run; false when the process is already gone. */
+  dispatch(request: Dispatch): boolean;
+  /** Lets an unused standby exit. */
+  dismiss(): void;
 }
 
 export interface Spawner {
   /** Starts a detached `__run-worker`; returns its pid. */
   spawnWorker(): number;
-  /** Starts a detached `__run-executor` for one run, logging to the run's log file. */
-  spawnExecutor(request: { runId: string; executionId: string; workerToken: string; logPath: string }): SpawnedExecutor;
+  /** Starts a detached `__run-executor --standby`. */
+  spawnExecutor(): StandbyExecutor;
 }
 
 /** The environment variable every process of an execution inherits. */

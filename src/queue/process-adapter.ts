@@ -10,7 +10,7 @@ import {
   waitForExit,
 } from "../core/processes/index.js";
 import { backend } from "../core/processes/platform.js";
-import type { ExitInfo, ProcessControl, Spawner } from "./ports.js";
+import type { ExitInfo, ProcessControl, Spawner, StandbyExecutor } from "./ports.js";
 
 /** The operating system behind the queue's ProcessControl port. */
 export function createProcessControl(): ProcessControl {
@@ -39,7 +39,7 @@ export interface SpawnerOptions {
  * its own agent. Output goes to log files, never to /dev/null.
  */
 export function createSpawner(options: SpawnerOptions): Spawner {
-  const start = (args: string[], logFile: string) => {
+  const start = (args: string[], logFile: string, stdin: "ignore" | "pipe") => {
     mkdirSync(dirname(logFile), { recursive: true });
     const fd = openSync(logFile, "a");
     try {
@@ -47,26 +47,48 @@ export function createSpawner(options: SpawnerOptions): Spawner {
         cwd: options.cwd,
         env: options.env,
         detached: true,
-        stdio: ["ignore", fd, fd],
+        stdio: [stdin, fd, fd],
       });
     } finally {
       closeSync(fd);
     }
   };
+  const workerLog = join(options.logsDir, "worker.log");
   return {
     spawnWorker() {
       mkdirSync(options.cwd, { recursive: true });
-      const child = start(["__run-worker"], join(options.logsDir, "worker.log"));
+      const child = start(["__run-worker"], workerLog, "ignore");
       child.unref();
       return child.pid ?? -1;
     },
-    spawnExecutor({ runId, executionId, workerToken, logPath }) {
-      const child = start(["__run-executor", runId, "--execution", executionId, "--worker-token", workerToken], logPath);
+    spawnExecutor(): StandbyExecutor {
+      // Until it is dispatched, a standby's output (if any) lands in the worker log;
+      // after that it writes to its run's log file itself.
+      const child = start(["__run-executor", "--standby"], workerLog, "pipe");
+      let gone = false;
       const exited = new Promise<ExitInfo>((resolve) => {
-        child.once("exit", (code, signal) => resolve({ code, signal }));
-        child.once("error", () => resolve({ code: null, signal: null }));
+        child.once("exit", (code, signal) => {
+          gone = true;
+          resolve({ code, signal });
+        });
+        child.once("error", () => {
+          gone = true;
+          resolve({ code: null, signal: null });
+        });
       });
-      return { pid: child.pid ?? -1, exited };
+      child.stdin?.on("error", () => undefined); // EPIPE from a standby that died is handled by `gone`
+      return {
+        pid: child.pid ?? -1,
+        exited,
+        dispatch(request) {
+          if (gone || !child.stdin || child.stdin.destroyed) return false;
+          child.stdin.end(JSON.stringify(request) + "\n");
+          return true;
+        },
+        dismiss() {
+          child.stdin?.end();
+        },
+      };
     },
   };
 }

@@ -4,7 +4,7 @@ import type { RunRecord } from "../runs/model.js";
 import type { QueuedRun, RunStore } from "../runs/store.js";
 import { parseSpec } from "../runs/spec.js";
 import type { Hooks } from "./hooks.js";
-import { EXECUTION_ENV, EXIT_NOT_MINE, type ExecutionTarget, type ExitInfo, type ProcessControl, type Spawner, type WorkerTiming } from "./ports.js";
+import { EXECUTION_ENV, EXIT_NOT_MINE, type ExecutionTarget, type ExitInfo, type ProcessControl, type Spawner, type StandbyExecutor, type WorkerTiming } from "./ports.js";
 import { reapOrphanedRuns, targetFor } from "./reaper.js";
 import { describeExit, humanSpan } from "./describe.js";
 
@@ -22,6 +22,12 @@ export interface WorkerDeps {
   now: () => number;
   log: (line: string) => void;
   config: WorkerConfig;
+}
+
+interface Standby {
+  executor: StandbyExecutor;
+  /** Recorded at spawn: the identity used to clean up after the executor exits. */
+  startTime: string | null;
 }
 
 export interface DrainResult {
@@ -84,6 +90,8 @@ export class QueueWorker {
         processed.push(await this.execute(next, owner));
       }
     } finally {
+      this.standby?.executor.dismiss();
+      this.standby = null;
       clearInterval(heartbeat);
       if (ending !== "released") locks.releaseWorker(owner);
       log(`worker ${self.pid}: drain ended (${ending}) after ${processed.length} run(s)`);
@@ -92,27 +100,45 @@ export class QueueWorker {
   }
 
   private async execute(next: QueuedRun, owner: LockOwner): Promise<RunRecord> {
-    const { runs, processes, spawner, log } = this.deps;
+    const { runs, log } = this.deps;
     const runId = next.record.runId;
     const executionId = newToken();
-    const child = spawner.spawnExecutor({ runId, executionId, workerToken: owner.token, logPath: next.record.logPath });
-    if (child.pid <= 0) {
-      const message = `could not start an executor for run ${runId}`;
-      log(`worker ${owner.pid}: ${message}`);
-      return runs.failUnclaimedRun(runId, this.deps.now(), owner.token, message).record;
+    const dispatch = { runId, executionId, workerToken: owner.token, logPath: next.record.logPath };
+    let child = this.takeStandby();
+    if (!child.executor.dispatch(dispatch)) {
+      child = this.spawnStandby();
+      if (!child.executor.dispatch(dispatch)) {
+        const message = `could not start an executor for run ${runId}`;
+        log(`worker ${owner.pid}: ${message}`);
+        return runs.failUnclaimedRun(runId, this.deps.now(), owner.token, message).record;
+      }
     }
-    // Read the start time while the child is certainly not yet reaped.
-    const startTime = processes.startTimeOf(child.pid) ?? owner.startTime;
+    // The next executor boots while this run executes, so the queue never waits for a cold start.
+    this.standby = this.spawnStandby();
     const target: ExecutionTarget = {
-      pid: child.pid,
-      startTime,
-      pgid: child.pid,
+      pid: child.executor.pid,
+      startTime: child.startTime ?? owner.startTime,
+      pgid: child.executor.pid,
       marker: { key: EXECUTION_ENV, value: executionId },
     };
-    log(`worker ${owner.pid}: run ${runId} → executor ${child.pid}`);
+    log(`worker ${owner.pid}: run ${runId} → executor ${child.executor.pid}`);
     this.deps.hooks.run("workerAfterSpawn");
-    const exit = await this.supervise(runId, executionId, target, child.exited);
+    const exit = await this.supervise(runId, executionId, target, child.executor.exited);
     return this.reconcile(runId, executionId, target, exit, owner);
+  }
+
+  private standby: Standby | null = null;
+
+  private spawnStandby(): Standby {
+    const executor = this.deps.spawner.spawnExecutor();
+    // Read the start time while the child is certainly not yet reaped.
+    return { executor, startTime: executor.pid > 0 ? this.deps.processes.startTimeOf(executor.pid) : null };
+  }
+
+  private takeStandby(): Standby {
+    const standby = this.standby ?? this.spawnStandby();
+    this.standby = null;
+    return standby;
   }
 
   /** Runs whose executor outlived its worker are waited for before new work is claimed. */

@@ -1,29 +1,33 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 import { RUN_KINDS } from "./model.js";
 
 /**
  * The durable request behind a queued run. Unknown fields pass through, so a spec
  * written by a newer version never poisons an older reader.
  */
+const nonBlank = z.string().check(z.refine((value) => value.trim() !== "", "must not be blank"));
+
 export const RunSpecSchema = z
   .looseObject({
     version: z.literal(1),
     kind: z.enum(RUN_KINDS),
     harness: z.enum(["claude", "codex"]),
-    model: z.string().trim().min(1),
-    inputs: z.array(z.string().trim().min(1)).default([]),
-    title: z.string().trim().min(1).nullable().default(null),
-    guidance: z.string().trim().min(1).nullable().default(null),
-    auto_commit: z.boolean().default(true),
+    model: nonBlank,
+    inputs: z._default(z.array(nonBlank), []),
+    title: z._default(z.nullable(nonBlank), null),
+    guidance: z._default(z.nullable(nonBlank), null),
+    auto_commit: z._default(z.boolean(), true),
   })
-  .superRefine((spec, ctx) => {
-    if (spec.kind === "ingest" && spec.inputs.length === 0) {
-      ctx.addIssue({ code: "custom", message: "an ingest run needs at least one input", path: ["inputs"] });
-    }
-    if (spec.kind !== "ingest" && spec.inputs.length > 0) {
-      ctx.addIssue({ code: "custom", message: `a ${spec.kind} run takes no inputs`, path: ["inputs"] });
-    }
-  });
+  .check(
+    z.refine((spec) => spec.kind !== "ingest" || spec.inputs.length > 0, {
+      message: "an ingest run needs at least one input",
+      path: ["inputs"],
+    }),
+    z.refine((spec) => spec.kind === "ingest" || spec.inputs.length === 0, {
+      message: "only an ingest run takes inputs",
+      path: ["inputs"],
+    }),
+  );
 
 export type RunSpec = z.infer<typeof RunSpecSchema>;
 export const SPEC_VERSION = 1;

@@ -355,7 +355,7 @@ describe("search: --mentions", () => {
 describe("search: output volume", () => {
   const fresh = freshSandboxes();
 
-  test("more than 50 results without --limit adds a hint on stderr", () => {
+  test("without --limit the best 50 are shown with a hint; --all shows every match", () => {
     const box = fresh();
     const files: Record<string, string> = {};
     for (let i = 0; i < 51; i++) {
@@ -363,8 +363,16 @@ describe("search: output volume", () => {
     }
     const repo = writeWiki(join(box.dir, "repo"), files);
     const result = expectOk(box.run(["search", "widget", "--slugs"], { cwd: repo }));
-    expect(stdoutLines(result)).toHaveLength(51);
-    expect(result.stderr).toBe("codealmanac: 51 results — consider --limit or a narrower query\n");
+    expect(stdoutLines(result)).toHaveLength(50);
+    expect(result.stderr).toBe(
+      "codealmanac: showing the best 50 of 51 results — use --limit N or --all for more, or narrow the query\n",
+    );
+    const all = expectOk(box.run(["search", "widget", "--slugs", "--all"], { cwd: repo }));
+    expect(stdoutLines(all)).toHaveLength(51);
+    expect(all.stderr).toBe("codealmanac: 51 results — consider --limit or a narrower query\n");
+    expect(box.run(["search", "widget", "--all", "--limit", "5"], { cwd: repo }).code).toBe(1);
+    expect(expectOk(box.run(["search", "widget", "--json"], { cwd: repo })).json<unknown[]>()).toHaveLength(50);
+    expect(expectOk(box.run(["search", "widget", "--json", "--all"], { cwd: repo })).json<unknown[]>()).toHaveLength(51);
     const limited = expectOk(box.run(["search", "widget", "--slugs", "--limit", "60"], { cwd: repo }));
     expect(stdoutLines(limited)).toHaveLength(51);
     expect(limited.stderr).toBe("");

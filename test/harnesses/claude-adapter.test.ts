@@ -11,7 +11,8 @@ import {
   createClaudeAdapter,
   encodeClaudeProjectFolder,
 } from "../../src/harnesses/claude/adapter.js";
-import { HarnessEventSchema, type HarnessEvent } from "../../src/harnesses/events.js";
+import type { HarnessEvent } from "../../src/harnesses/events.js";
+import { HarnessEventSchema } from "../../src/harnesses/events-schema.js";
 import type { HarnessRunRequest, HarnessRunResult } from "../../src/harnesses/types.js";
 
 const BIN = fileURLToPath(new URL("../fixtures/bin", import.meta.url));

@@ -8,7 +8,8 @@ import {
   toolDisplayKind,
   type ClaudeResultLine,
 } from "../../src/harnesses/claude/stream.js";
-import { HarnessEventSchema, type HarnessEvent } from "../../src/harnesses/events.js";
+import type { HarnessEvent } from "../../src/harnesses/events.js";
+import { HarnessEventSchema } from "../../src/harnesses/events-schema.js";
 
 const fixture = (name: string) =>
   readFileSync(fileURLToPath(new URL(`../fixtures/claude-stream/${name}`, import.meta.url)), "utf8");

@@ -1,11 +1,6 @@
 import { describe, expect, test } from "vitest";
-import {
-  HARNESS_EVENT_KINDS,
-  HarnessEventSchema,
-  parseHarnessEvent,
-  runEventKindFor,
-  type HarnessEventKind,
-} from "../../src/harnesses/events.js";
+import { HARNESS_EVENT_KINDS, runEventKindFor, type HarnessEventKind } from "../../src/harnesses/events.js";
+import { HarnessEventSchema, parseHarnessEvent } from "../../src/harnesses/events-schema.js";
 
 describe("runEventKindFor", () => {
   test("drops text_delta and maps every other kind as lifecycle-operations §4 says", () => {

@@ -16,7 +16,7 @@ describe("concurrent readers", () => {
     }
     const root = writeWiki(join(box.dir, "repo"), files);
     box.run(["list"]); // create the state database first so registration races are not the subject here
-    const results = await Promise.all(Array.from({ length: 6 }, () => box.runAsync(["search", "zephyr", "--json"], { cwd: root })));
+    const results = await Promise.all(Array.from({ length: 6 }, () => box.runAsync(["search", "zephyr", "--all", "--json"], { cwd: root })));
     for (const result of results) {
       expect(result.stderr).toBe("");
       expect(result.code).toBe(0);

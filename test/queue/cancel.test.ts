@@ -101,6 +101,9 @@ describe("cancellation", () => {
     expect(processAlive(stranger.pid!)).toBe(true);
     expect(readRun(box, run.run_id)).toMatchObject({ status: "running" });
     expect(readRun(box, run.run_id)?.cancel_requested_at).not.toBeNull();
+    // The intent is durable: the next `jobs` read sees the executor gone and finishes it.
+    expect(box.run(["jobs", "show", run.run_id, "--json"]).json()).toMatchObject({ status: "cancelled" });
+    expect(processAlive(stranger.pid!)).toBe(true);
   });
 
   test("a canceller SIGKILLed between the stop and the final write still ends in cancelled", async () => {

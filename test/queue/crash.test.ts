@@ -39,7 +39,7 @@ describe("crashes", () => {
     const second = garden(box, root);
     // The new worker takes the dead worker's lock immediately instead of exiting.
     await waitFor(() => workerLog(box).includes(`worker ${second.child_pid}: acquired the queue lock`), 10_000, "takeover");
-    expect(workerLog(box)).toContain(`worker ${second.child_pid}: adopting run ${first.run_id}`);
+    await waitFor(() => workerLog(box).includes(`worker ${second.child_pid}: adopting run ${first.run_id}`), 10_000, "adoption");
     await waitForIdle(box);
     const runs = allRuns(box);
     expect(runs.map((r) => r.status)).toEqual(["done", "done"]);
@@ -138,7 +138,7 @@ describe("a stalled worker", () => {
       }, 10_000, "the stopped worker's heartbeat to go stale");
       const second = garden(box, root);
       await waitFor(() => workerLog(box).includes(`worker ${second.child_pid}: acquired the queue lock`), 10_000, "takeover");
-      expect(workerLog(box)).toContain(`worker ${second.child_pid}: adopting run ${first.run_id}`);
+      await waitFor(() => workerLog(box).includes(`worker ${second.child_pid}: adopting run ${first.run_id}`), 10_000, "adoption");
     } finally {
       process.kill(first.child_pid, "SIGCONT");
     }

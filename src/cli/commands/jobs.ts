@@ -122,11 +122,9 @@ export async function cancel(ctx: CliContext, app: App, args: unknown[], opts: O
 
 export async function retry(ctx: CliContext, app: App, args: unknown[], opts: Opts): Promise<void> {
   const runId = parseRunId(args[0] as string);
-  const lifecycle = await app.lifecycle();
-  const record = app.runs.requireRun(runId);
-  const receipt = lifecycle.retry(runId);
+  const { receipt, kind } = (await app.lifecycle()).retry(runId);
   if (opts.json) return ctx.json({ ...receipt, retry_of: runId });
-  renderReceipt(ctx, receipt, record.kind);
+  renderReceipt(ctx, receipt, kind);
 }
 
 export async function prune(ctx: CliContext, app: App, _args: unknown[], opts: Opts): Promise<void> {

@@ -7,7 +7,11 @@ import { EM_DASH } from "./format.js";
 
 export type PageViewFlag = "body" | "meta" | "lead" | "links" | "backlinks" | "files" | "topics";
 
-export function renderSearch(ctx: CliContext, hits: SearchHit[], options: { slugsOnly: boolean; limited: boolean }): void {
+export function renderSearch(
+  ctx: CliContext,
+  hits: SearchHit[],
+  options: { slugsOnly: boolean; total: number; explicitLimit: boolean },
+): void {
   const s = ctx.out;
   if (hits.length === 0) {
     ctx.writeErr("# 0 results\n");
@@ -21,7 +25,9 @@ export function renderSearch(ctx: CliContext, hits: SearchHit[], options: { slug
     if (hit.matched_heading && hit.matched_heading !== hit.title) lines.push(s.dim(`  § ${hit.matched_heading}`));
   }
   ctx.write(lines.join("\n") + "\n");
-  if (hits.length > 50 && !options.limited) {
+  if (options.total > hits.length && !options.explicitLimit) {
+    ctx.writeErr(`codealmanac: showing the best ${hits.length} of ${options.total} results — use --limit N or --all for more, or narrow the query\n`);
+  } else if (hits.length > 50 && !options.explicitLimit) {
     ctx.writeErr(`codealmanac: ${hits.length} results — consider --limit or a narrower query\n`);
   }
 }

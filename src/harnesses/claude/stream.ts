@@ -8,7 +8,7 @@
  * captured for the adapter rather than emitted as an event.
  */
 import { isAbsolute, relative, sep } from "node:path";
-import { z } from "zod";
+import * as z from "zod/mini";
 import type {
   HarnessActor,
   HarnessEvent,
@@ -46,31 +46,34 @@ export interface ClaudeResultLine {
   [key: string]: unknown;
 }
 
-const tokenCount = z.number().finite().nonnegative().optional().catch(undefined);
+/** A field that is dropped (not fatal) when a newer CLI changes its type. */
+const lenient = <T extends z.ZodMiniType>(schema: T) => z.catch(z.optional(schema), undefined);
+const finite = z.number().check(z.refine((n) => Number.isFinite(n)));
+const tokenCount = lenient(finite.check(z.nonnegative()));
 
 const ResultLineSchema = z.looseObject({
   type: z.literal("result"),
-  subtype: z.string().catch("unknown"),
-  is_error: z.boolean().optional().catch(undefined),
-  result: z.string().optional().catch(undefined),
-  errors: z
-    .array(z.unknown())
-    .transform((items) => items.filter((item): item is string => typeof item === "string"))
-    .optional()
-    .catch(undefined),
-  session_id: z.string().optional().catch(undefined),
-  total_cost_usd: z.number().finite().optional().catch(undefined),
-  num_turns: z.number().finite().optional().catch(undefined),
-  duration_ms: z.number().finite().optional().catch(undefined),
-  usage: z
-    .looseObject({
+  subtype: z.catch(z.string(), "unknown"),
+  is_error: lenient(z.boolean()),
+  result: lenient(z.string()),
+  errors: lenient(
+    z.pipe(
+      z.array(z.unknown()),
+      z.transform((items) => items.filter((item): item is string => typeof item === "string")),
+    ),
+  ),
+  session_id: lenient(z.string()),
+  total_cost_usd: lenient(finite),
+  num_turns: lenient(finite),
+  duration_ms: lenient(finite),
+  usage: lenient(
+    z.looseObject({
       input_tokens: tokenCount,
       output_tokens: tokenCount,
       cache_creation_input_tokens: tokenCount,
       cache_read_input_tokens: tokenCount,
-    })
-    .optional()
-    .catch(undefined),
+    }),
+  ),
 });
 
 function toResultLine(line: Record<string, unknown>): ClaudeResultLine | null {

@@ -25,6 +25,12 @@ export interface SearchHit {
   excerpt: string | null;
 }
 
+export interface SearchResult {
+  hits: SearchHit[];
+  /** Pages that matched before the limit was applied. */
+  total: number;
+}
+
 export interface SearchContext {
   db: Db;
   almanacPath: string;
@@ -42,12 +48,13 @@ interface Row {
   heading?: string;
 }
 
-export function searchPages(ctx: SearchContext, request: SearchRequest): SearchHit[] {
+export function searchPages(ctx: SearchContext, request: SearchRequest): SearchResult {
   const { db } = ctx;
   const filter = pageFilter(ctx, request);
   const limit = request.limit ?? Infinity;
   const tokens = queryTokens(request.query ?? "");
   let rows: Row[];
+  let total: number;
   if (tokens.length === 0) {
     rows = db
       .prepare(
@@ -55,12 +62,13 @@ export function searchPages(ctx: SearchContext, request: SearchRequest): SearchH
          WHERE ${filter.sql} ORDER BY p.updated_at DESC, p.slug LIMIT ?`,
       )
       .all(...filter.params, Number.isFinite(limit) ? limit : -1) as Row[];
+    total = rows.length < limit ? rows.length : (db.prepare(`SELECT COUNT(*) FROM pages p WHERE ${filter.sql}`).pluck().get(...filter.params) as number);
   } else {
-    rows = rankedPages(ctx, tokens, filter, limit);
+    ({ rows, total } = rankedPages(ctx, tokens, filter, limit));
   }
   const bodies = tokens.length > 0 ? sectionBodies(db, rows) : new Map<number, string>();
   const excerpt = tokens.length > 0 ? excerpter(tokens) : null;
-  return rows.map((row) => ({
+  const hits = rows.map((row) => ({
     slug: row.slug,
     title: row.title,
     summary: row.summary,
@@ -70,6 +78,7 @@ export function searchPages(ctx: SearchContext, request: SearchRequest): SearchH
     matched_heading: row.heading ?? null,
     excerpt: row.sid !== undefined && excerpt ? excerpt(bodies.get(row.sid) ?? "") : null,
   }));
+  return { hits, total };
 }
 
 /**
@@ -77,7 +86,7 @@ export function searchPages(ctx: SearchContext, request: SearchRequest): SearchH
  * the best section of each page represents it. Section rowids encode their page, so the
  * grouping needs no join, and page rows are read only for the pages that are returned.
  */
-function rankedPages(ctx: SearchContext, tokens: string[], filter: Filter, limit: number): Row[] {
+function rankedPages(ctx: SearchContext, tokens: string[], filter: Filter, limit: number): { rows: Row[]; total: number } {
   const { db } = ctx;
   const match = tokens.map((t) => `"${t.replace(/"/g, '""')}"*`).join(" OR ");
   const hits = db
@@ -98,6 +107,7 @@ function rankedPages(ctx: SearchContext, tokens: string[], filter: Filter, limit
     ranked = ranked.filter((r) => allowed.has(r.page));
   }
   ranked.sort((a, b) => a.score - b.score);
+  const total = ranked.length;
   // Ties at the cut are broken by recency and slug, so keep every page tied with the last one.
   if (ranked.length > limit) {
     const cut = limit === 0 ? -Infinity : ranked[limit - 1]!.score;
@@ -130,7 +140,7 @@ function rankedPages(ctx: SearchContext, tokens: string[], filter: Filter, limit
         (a.page.slug < b.page.slug ? -1 : a.page.slug > b.page.slug ? 1 : 0),
     )
     .map(({ r, page }) => ({ ...page, sid: r.rowid, heading: headings.get(r.rowid) ?? "" }));
-  return Number.isFinite(limit) ? rows.slice(0, limit) : rows;
+  return { rows: Number.isFinite(limit) ? rows.slice(0, limit) : rows, total };
 }
 
 interface Filter {

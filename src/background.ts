@@ -1,0 +1,93 @@
+/**
+ * Entry for the queue's background processes (`__run-worker`, `__run-executor`). They
+ * skip the CLI parser entirely: each run starts two of them, so start-up time matters,
+ * and their output goes to log files, not to a person.
+ */
+import { appendFileSync, mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import { App } from "./app.js";
+import { oneLine } from "./core/errors.js";
+import { executeRun } from "./queue/executor.js";
+import { EXECUTION_ENV } from "./queue/ports.js";
+import { parseRunId } from "./runs/ids.js";
+
+export async function runBackground(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  const { positional, options, standby } = parseArgs(rest);
+  let sink: (text: string) => void = (text) => void process.stderr.write(text);
+  const log = (line: string) => sink(`${new Date().toISOString()} [${process.pid}] ${line}\n`);
+  const app = new App({ env: process.env, notice: log, log });
+  try {
+    if (command === "__run-worker") {
+      const maxRuns = options.get("--max-runs");
+      const worker = await app.worker();
+      const result = await worker.drain(maxRuns !== undefined ? { maxRuns: positiveInteger(maxRuns) } : {});
+      process.stdout.write(
+        JSON.stringify({ lock_acquired: result.lockAcquired, ending: result.ending, processed: result.processed.map((r) => r.runId) }) +
+          "\n",
+      );
+      return 0;
+    }
+    let request: { runId: string; executionId: string; workerToken: string | null };
+    const deps = await app.executorDeps();
+    if (standby) {
+      // Booted ahead of its run: wait for the worker to hand one over (EOF means not needed).
+      const line = (await readAll(process.stdin)).trim();
+      if (line === "") return 0;
+      const dispatch = JSON.parse(line) as { runId: string; executionId: string; workerToken: string; logPath: string };
+      const file = openRunLog(dispatch.logPath);
+      sink = (text) => void appendFileSync(file, text);
+      request = { runId: dispatch.runId, executionId: dispatch.executionId, workerToken: dispatch.workerToken };
+    } else {
+      const executionId = options.get("--execution");
+      if (positional.length !== 1 || !executionId) {
+        throw new UsageError("usage: __run-executor <run-id> --execution <id> [--worker-token <token>] | __run-executor --standby");
+      }
+      request = { runId: positional[0]!, executionId, workerToken: options.get("--worker-token") ?? null };
+    }
+    // Every process the agent starts inherits this marker, so the whole tree can be found later.
+    process.env[EXECUTION_ENV] = request.executionId;
+    return await executeRun(deps, { ...request, runId: parseRunId(request.runId) });
+  } catch (error) {
+    log(`${command} failed: ${error instanceof Error ? (error.stack ?? error.message) : oneLine(error)}`);
+    return error instanceof UsageError ? 2 : 1;
+  } finally {
+    app.close();
+  }
+}
+
+class UsageError extends Error {}
+
+function parseArgs(args: string[]): { positional: string[]; options: Map<string, string>; standby: boolean } {
+  const positional: string[] = [];
+  const options = new Map<string, string>();
+  let standby = false;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === "--standby") standby = true;
+    else if (!arg.startsWith("--")) positional.push(arg);
+    else if (["--max-runs", "--execution", "--worker-token", "--cwd"].includes(arg) && i + 1 < args.length) options.set(arg, args[++i]!);
+    else throw new UsageError(`unknown option ${arg}`);
+  }
+  return { positional, options, standby };
+}
+
+function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let text = "";
+    stream.setEncoding("utf8");
+    stream.on("data", (chunk: string) => (text += chunk));
+    stream.on("end", () => resolve(text));
+    stream.on("error", reject);
+  });
+}
+
+function openRunLog(path: string): string {
+  mkdirSync(dirname(path), { recursive: true });
+  return path;
+}
+
+function positiveInteger(text: string): number {
+  if (!/^\d+$/.test(text) || Number(text) < 1) throw new UsageError(`--max-runs must be a positive integer, got ${text}`);
+  return Number(text);
+}
