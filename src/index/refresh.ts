@@ -229,11 +229,9 @@ export class IndexWriter {
           // The first path in component order keeps the route. A file that cannot be read
           // as a page yields to the next one, so one bad file never hides the route.
           let winner: string | null = null;
-          let ownerKept = false;
           for (const rel of candidates) {
             if (ownerKeeps(slug, rel)) {
               winner = rel;
-              ownerKept = true;
               break;
             }
             const parsed = parsedByRel.get(rel) ?? parser.parseFile(scan.files.get(rel)!, hashes.get(rel));
