@@ -2,6 +2,9 @@
 // Entry point for both `codealmanac` and `ca`. `--version` answers without loading
 // anything else; every other command loads the CLI lazily.
 import { VERSION } from "./core/version.js";
+import { trace } from "./core/trace.js";
+
+trace("bin started");
 
 const args = process.argv.slice(2);
 if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {

@@ -1,4 +1,5 @@
 import { basename } from "node:path";
+import { trace } from "../core/trace.js";
 import { colorFor, createStyle, type Style } from "./render/style.js";
 
 /** Parsed options of a command, merged with its parent group's. */
@@ -30,7 +31,11 @@ export function createCliContext(argv: string[]): CliContext {
     err: createStyle(colorFor(process.stderr, env)),
     write: (text) => void process.stdout.write(text),
     writeErr: (text) => void process.stderr.write(text),
-    json: (value) => void process.stdout.write(JSON.stringify(value, null, 2) + "\n"),
+    json: (value) => {
+      trace("result ready");
+      process.stdout.write(JSON.stringify(value, null, 2) + "\n");
+      trace("output written");
+    },
     exitCode: 0,
   };
   return ctx;

@@ -2,6 +2,7 @@ import { CommanderError, type Command } from "commander";
 import { appendFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { App } from "../app.js";
+import { trace } from "../core/trace.js";
 import { exitCodeFor, isProductError, oneLine } from "../core/errors.js";
 import { statePaths } from "../core/paths.js";
 import { createCliContext, type CliContext } from "./context.js";
@@ -9,6 +10,7 @@ import { buildProgram, publicCommands } from "./program.js";
 import { closest, renderSyntaxScreen, replacementFor, type SyntaxProblem } from "./syntax.js";
 
 export async function main(argv: string[]): Promise<number> {
+  trace("cli loaded");
   const ctx = createCliContext(argv);
   let app: App | undefined;
   const getApp = () => (app ??= new App({ env: ctx.env, notice: (line) => ctx.writeErr(line + "\n") }));

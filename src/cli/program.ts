@@ -2,12 +2,19 @@ import { Command, InvalidArgumentError, Option } from "commander";
 import { VERSION } from "../core/version.js";
 import type { CliContext, Opts } from "./context.js";
 import type { App } from "../app.js";
+import * as lifecycleCommands from "./commands/lifecycle.js";
+import * as searchCommands from "./commands/search.js";
+import * as showCommands from "./commands/show.js";
+import * as topicsCommands from "./commands/topics.js";
+import * as tagCommands from "./commands/tag.js";
+import * as healthCommands from "./commands/health.js";
+import * as reindexCommands from "./commands/reindex.js";
+import * as repositoriesCommands from "./commands/repositories.js";
+import * as jobsCommands from "./commands/jobs.js";
 
 
-/**
- * Declares every public command with its options. Actions import their handler
- * lazily, so parsing stays cheap and each command loads only its own code.
- */
+
+/** Declares every public command with its options and wires it to its handler. */
 export function buildProgram(ctx: CliContext, app: () => App): Command {
   const program = new Command("codealmanac");
   program
@@ -19,13 +26,12 @@ export function buildProgram(ctx: CliContext, app: () => App): Command {
     .configureOutput({ writeOut: ctx.write, writeErr: () => undefined, outputError: () => undefined })
     .allowExcessArguments(false);
 
+  // Handlers are small and loaded with the CLI; the heavy code they call is imported lazily by app.ts.
   const act =
-    (load: () => Promise<(ctx: CliContext, app: App, args: unknown[], opts: Opts) => Promise<void> | void>) =>
+    (handler: (ctx: CliContext, app: App, args: unknown[], opts: Opts) => Promise<void> | void) =>
     async (...all: unknown[]) => {
       const cmd = all[all.length - 1] as Command;
-      const args = all.slice(0, -2);
-      const handler = await load();
-      await handler(ctx, app(), args, cmd.optsWithGlobals());
+      await handler(ctx, app(), all.slice(0, -2), cmd.optsWithGlobals());
     };
   const wiki = () => new Option("--wiki <name>", "use the registered wiki with this name");
   const json = () => new Option("--json", "print JSON");
@@ -40,7 +46,7 @@ export function buildProgram(ctx: CliContext, app: () => App): Command {
     .addOption(using())
     .option("--guidance <text>", "extra instructions for the agent")
     .addOption(json())
-    .action(act(async () => (await import("./commands/lifecycle.js")).init));
+    .action(act(lifecycleCommands.init));
   program
     .command("ingest")
     .description("queue an agent run that folds files, folders, git ranges or URLs into the wiki")
@@ -50,7 +56,7 @@ export function buildProgram(ctx: CliContext, app: () => App): Command {
     .option("--title <text>", "job title")
     .option("--guidance <text>", "extra instructions for the agent")
     .addOption(json())
-    .action(act(async () => (await import("./commands/lifecycle.js")).ingest));
+    .action(act(lifecycleCommands.ingest));
   program
     .command("garden")
     .description("queue an agent run that improves the wiki as a whole")
@@ -59,7 +65,7 @@ export function buildProgram(ctx: CliContext, app: () => App): Command {
     .option("--title <text>", "job title")
     .option("--guidance <text>", "extra instructions for the agent")
     .addOption(json())
-    .action(act(async () => (await import("./commands/lifecycle.js")).garden));
+    .action(act(lifecycleCommands.garden));
 
   program
     .command("search")
@@ -72,7 +78,7 @@ export function buildProgram(ctx: CliContext, app: () => App): Command {
     .option("--slugs", "print slugs only")
     .addOption(json())
     .addOption(wiki())
-    .action(act(async () => (await import("./commands/search.js")).search));
+    .action(act(searchCommands.search));
 
   program
     .command("show")
@@ -87,43 +93,43 @@ export function buildProgram(ctx: CliContext, app: () => App): Command {
     .option("--topics", "topics")
     .addOption(json())
     .addOption(wiki())
-    .action(act(async () => (await import("./commands/show.js")).show));
+    .action(act(showCommands.show));
 
   const topics = program
     .command("topics")
     .description("list topics, or manage the topic graph")
     .addOption(json())
     .addOption(wiki())
-    .action(act(async () => (await import("./commands/topics.js")).list));
+    .action(act(topicsCommands.list));
   const sub = (name: string, description: string) =>
     topics.command(name).description(description).addOption(json()).addOption(wiki());
   sub("show", "show a topic with its parents, children and pages")
     .argument("<topic>")
     .option("--descendants", "include pages of narrower topics")
-    .action(act(async () => (await import("./commands/topics.js")).show));
+    .action(act(topicsCommands.show));
   sub("create", "declare a topic in topics.yaml")
     .argument("<name>")
     .addOption(new Option("--parent <topic>", "parent topic (repeatable)").argParser(collect).default([]))
-    .action(act(async () => (await import("./commands/topics.js")).create));
+    .action(act(topicsCommands.create));
   sub("describe", "set (or, with an empty text, remove) a topic's description")
     .argument("<topic>")
     .argument("<description>")
-    .action(act(async () => (await import("./commands/topics.js")).describe));
+    .action(act(topicsCommands.describe));
   sub("link", "make <parent> a parent of <child>")
     .argument("<child>")
     .argument("<parent>")
-    .action(act(async () => (await import("./commands/topics.js")).link));
+    .action(act(topicsCommands.link));
   sub("unlink", "remove the edge from <child> to <parent>")
     .argument("<child>")
     .argument("<parent>")
-    .action(act(async () => (await import("./commands/topics.js")).unlink));
+    .action(act(topicsCommands.unlink));
   sub("rename", "rename a topic in topics.yaml and in every page")
     .argument("<old>")
     .argument("<new>")
-    .action(act(async () => (await import("./commands/topics.js")).rename));
+    .action(act(topicsCommands.rename));
   sub("delete", "delete a topic from topics.yaml and from every page")
     .argument("<topic>")
-    .action(act(async () => (await import("./commands/topics.js")).remove));
+    .action(act(topicsCommands.remove));
 
   for (const [name, description] of [
     ["tag", "add topics to a page"],
@@ -136,7 +142,7 @@ export function buildProgram(ctx: CliContext, app: () => App): Command {
       .argument("<topics...>")
       .addOption(json())
       .addOption(wiki())
-      .action(act(async () => (await import("./commands/tag.js"))[name]));
+      .action(act(tagCommands[name]));
   }
 
   program
@@ -144,31 +150,31 @@ export function buildProgram(ctx: CliContext, app: () => App): Command {
     .description("report wiki findings (always exits 0)")
     .addOption(json())
     .addOption(wiki())
-    .action(act(async () => (await import("./commands/health.js")).health));
+    .action(act(healthCommands.health));
   program
     .command("validate")
     .description("check the wiki: exit 1 on errors (and on warnings with --strict)")
     .option("--strict", "warnings fail too")
     .addOption(json())
     .addOption(wiki())
-    .action(act(async () => (await import("./commands/health.js")).validate));
+    .action(act(healthCommands.validate));
   program
     .command("reindex")
     .description("rebuild the derived index from almanac/")
     .addOption(json())
     .addOption(wiki())
-    .action(act(async () => (await import("./commands/reindex.js")).reindex));
+    .action(act(reindexCommands.reindex));
   program
     .command("list")
     .description("list registered wikis")
     .addOption(json())
-    .action(act(async () => (await import("./commands/repositories.js")).list));
+    .action(act(repositoriesCommands.list));
   program
     .command("forget")
     .description("drop a registered wiki (moved or deleted) and its derived index")
     .argument("<name>")
     .addOption(json())
-    .action(act(async () => (await import("./commands/repositories.js")).forget));
+    .action(act(repositoriesCommands.forget));
 
   const listOptions = (cmd: Command) =>
     cmd
@@ -179,24 +185,24 @@ export function buildProgram(ctx: CliContext, app: () => App): Command {
       .addOption(json())
       .addOption(wiki());
   const jobs = listOptions(program.command("jobs").description("list and manage background jobs")).action(
-    act(async () => (await import("./commands/jobs.js")).list),
+    act(jobsCommands.list),
   );
   listOptions(jobs.command("list").description("list jobs (same as `jobs`)")).action(
-    act(async () => (await import("./commands/jobs.js")).list),
+    act(jobsCommands.list),
   );
   const job = (name: string, description: string) =>
     jobs.command(name).description(description).argument("<run-id>").addOption(json()).addOption(wiki());
-  job("show", "show one job").action(act(async () => (await import("./commands/jobs.js")).show));
-  job("logs", "print a job's log").action(act(async () => (await import("./commands/jobs.js")).logs));
-  job("attach", "follow a job until it ends (Ctrl-C detaches)").action(act(async () => (await import("./commands/jobs.js")).attach));
-  job("cancel", "stop a queued or running job").action(act(async () => (await import("./commands/jobs.js")).cancel));
-  job("retry", "queue a failed or cancelled job again").action(act(async () => (await import("./commands/jobs.js")).retry));
+  job("show", "show one job").action(act(jobsCommands.show));
+  job("logs", "print a job's log").action(act(jobsCommands.logs));
+  job("attach", "follow a job until it ends (Ctrl-C detaches)").action(act(jobsCommands.attach));
+  job("cancel", "stop a queued or running job").action(act(jobsCommands.cancel));
+  job("retry", "queue a failed or cancelled job again").action(act(jobsCommands.retry));
   jobs
     .command("prune")
     .description("delete finished jobs older than a duration")
     .requiredOption("--older-than <duration>", "e.g. 30d or 12h")
     .addOption(json())
-    .action(act(async () => (await import("./commands/jobs.js")).prune));
+    .action(act(jobsCommands.prune));
 
   return program;
 }

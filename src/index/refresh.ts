@@ -3,9 +3,10 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Statement } from "better-sqlite3";
 import type { Db } from "../core/sqlite.js";
-import { comparePaths, scanWiki, type ScannedFile, type WikiScan } from "./scan.js";
+import { trace } from "../core/trace.js";
+import { comparePaths, scanWiki, type ListingCache, type ScannedFile, type WikiScan } from "./scan.js";
 import type { ParsedFile, PageParser } from "./parse-file.js";
-import { createBatchParser, type BatchParser, type ParseJob } from "./parse-pool.js";
+import type { BatchParser, ParseJob } from "./parse-pool.js";
 import { SECTION_SLOTS } from "./layout.js";
 
 export interface RefreshResult {
@@ -57,14 +58,14 @@ interface StatSignature {
 }
 
 function statSignature(scan: WikiScan): Omit<StatSignature, "checkedAt"> {
-  const hash = createHash("sha1");
   let newest = scan.topicsStat?.mtimeMs ?? 0;
+  const lines: string[] = [];
   for (const file of scan.files.values()) {
-    hash.update(`${file.relPath}\0${file.size}\0${file.mtimeMs}\n`);
+    lines.push(`${file.relPath}\0${file.size}\0${file.mtimeMs}`);
     if (file.mtimeMs > newest) newest = file.mtimeMs;
   }
-  hash.update(`topics.yaml\0${scan.topicsStat?.size ?? -1}\0${scan.topicsStat?.mtimeMs ?? -1}`);
-  return { digest: hash.digest("hex"), newestMtime: newest };
+  lines.push(`topics.yaml\0${scan.topicsStat?.size ?? -1}\0${scan.topicsStat?.mtimeMs ?? -1}`);
+  return { digest: createHash("sha1").update(lines.join("\n")).digest("hex"), newestMtime: newest };
 }
 
 export interface IndexWriterOptions {
@@ -83,8 +84,12 @@ export class IndexWriter {
 
   async refresh(force = false): Promise<RefreshOutcome> {
     const { db } = this.options;
-    const scan = scanWiki(this.options.almanacPath);
-    if (!force && this.isFresh(scan)) {
+    trace("refresh: start");
+    const scan = scanWiki(this.options.almanacPath, force ? null : this.readListingCache());
+    trace(`refresh: scanned ${scan.files.size} files`);
+    const fresh = !force && this.isFresh(scan);
+    trace(`refresh: ${fresh ? "fresh" : "stale"}`);
+    if (fresh) {
       return { result: this.counts(scan, 0, 0), created: [], updated: [], deleted: [], scan };
     }
     const parser = await this.options.loadParser();
@@ -120,7 +125,23 @@ export class IndexWriter {
     return current.digest === previous.digest && !isRacy(current.newestMtime, previous.checkedAt);
   }
 
+  private readListingCache(): ListingCache | null {
+    const value = this.options.db.prepare("SELECT value FROM meta WHERE key = 'folder_listings'").pluck().get() as
+      | string
+      | undefined;
+    if (!value) return null;
+    try {
+      return JSON.parse(value) as ListingCache;
+    } catch {
+      return null;
+    }
+  }
+
   private storeSignature(scan: WikiScan, now: number): void {
+    const listings: ListingCache = { checkedAt: now, folders: scan.listings };
+    this.options.db
+      .prepare("INSERT INTO meta (key, value) VALUES ('folder_listings', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
+      .run(JSON.stringify(listings));
     const signature: StatSignature = { ...statSignature(scan), checkedAt: now };
     this.options.db
       .prepare("INSERT INTO meta (key, value) VALUES ('stat_signature', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
@@ -209,6 +230,7 @@ export class IndexWriter {
         }
         return jobs;
       });
+    const { createBatchParser } = await import("./parse-pool.js");
     const pool: BatchParser = createBatchParser(parser, slugs.length);
     const parseBatch = async (batch: string[]) => {
       const results = await pool.parse(jobsFor(batch));

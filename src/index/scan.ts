@@ -1,6 +1,5 @@
 import { readdirSync, realpathSync, statSync, type Stats } from "node:fs";
 import { join, relative, sep } from "node:path";
-import { slugForRelPath } from "../wiki/slug.js";
 
 export interface ScannedFile {
   relPath: string;
@@ -16,8 +15,23 @@ export interface ScanWarning {
   message: string;
 }
 
+/** A folder's page files and subfolders, remembered with the folder's mtime. */
+export interface FolderListing {
+  mtimeMs: number;
+  /** Sorted names, each prefixed `d` (folder) or `f` (page file). */
+  entries: string[];
+}
+
+/** Folder listings from the previous scan; a folder whose mtime is unchanged is not read again. */
+export interface ListingCache {
+  checkedAt: number;
+  folders: Record<string, FolderListing>;
+}
+
 export interface WikiScan {
   almanacPath: string;
+  /** Listings of the folders scanned, for the next scan's cache (folders holding symlinks are left out). */
+  listings: Record<string, FolderListing>;
   files: Map<string, ScannedFile>;
   topicsStat: { size: number; mtimeMs: number } | null;
   /** Runtime files or folders found directly in almanac/ (they belong under the state root). */
@@ -33,18 +47,22 @@ const RUNTIME_ROOT_ENTRIES = ["index.db", "index.db-wal", "index.db-shm", "jobs"
  * Lists page files with their stat data only; nothing is read or parsed here, which is
  * what keeps a read on an unchanged wiki cheap.
  */
-export function scanWiki(almanacPath: string): WikiScan {
+export function scanWiki(almanacPath: string, cache?: ListingCache | null): WikiScan {
   const scan: WikiScan = {
     almanacPath,
+    listings: {},
     files: new Map(),
     topicsStat: statOrNull(join(almanacPath, "topics.yaml")),
     runtimeEntries: [],
     warnings: [],
   };
   const rootReal = safeRealpath(almanacPath) ?? almanacPath;
-  walk(scan, almanacPath, "", { rootReal, ancestors: new Set(), linkedDirs: new Set() }, false);
+  walk(scan, almanacPath, "", { rootReal, ancestors: new Set(), linkedDirs: new Set(), cache: cache ?? null }, false);
   return scan;
 }
+
+/** A folder changed this close to the previous scan may change again within the same mtime. */
+const RACY_FOLDER_MS = 2_000;
 
 interface WalkState {
   rootReal: string;
@@ -52,6 +70,7 @@ interface WalkState {
   ancestors: Set<string>;
   /** Folders already entered through a symlink; each is expanded through links once, which bounds the walk. */
   linkedDirs: Set<string>;
+  cache: ListingCache | null;
 }
 
 /** A link to a sibling folder is not a loop: its pages are indexed under the link's path too. */
@@ -74,13 +93,47 @@ function walk(scan: WikiScan, dir: string, relDir: string, state: WalkState, via
   }
   state.ancestors.add(key);
   try {
-    walkEntries(scan, dir, relDir, state);
+    const cached = relDir === "" ? undefined : state.cache?.folders[relDir];
+    if (cached && cached.mtimeMs === stats.mtimeMs && stats.mtimeMs + RACY_FOLDER_MS <= state.cache!.checkedAt) {
+      walkListing(scan, dir, relDir, state, cached);
+    } else {
+      walkEntries(scan, dir, relDir, state, stats.mtimeMs);
+    }
   } finally {
     state.ancestors.delete(key);
   }
 }
 
-function walkEntries(scan: WikiScan, dir: string, relDir: string, state: WalkState): void {
+/** Replays a remembered listing: no readdir, only a stat per page file. */
+function walkListing(scan: WikiScan, dir: string, relDir: string, state: WalkState, listing: FolderListing): void {
+  scan.listings[relDir] = listing;
+  for (const entry of listing.entries) {
+    const name = entry.slice(1);
+    const rel = `${relDir}/${name}`;
+    const abs = `${dir}/${name}`;
+    if (entry.charCodeAt(0) === 100 /* d */) {
+      walk(scan, abs, rel, state, false);
+    } else {
+      addPage(scan, rel, abs, statOrUndefined(abs));
+    }
+  }
+}
+
+function addPage(scan: WikiScan, rel: string, abs: string, s: Stats | undefined): void {
+  if (!s || !s.isFile()) return;
+  scan.files.set(rel, { relPath: rel, absPath: abs, size: s.size, mtimeMs: s.mtimeMs, slug: slugOfScanned(rel) });
+}
+
+/** slugForRelPath for paths that came out of readdir (no empty or dot components to check). */
+function slugOfScanned(rel: string): string {
+  if (rel === "README.md") return "README";
+  if (rel.endsWith("/README.md")) return rel.slice(0, -"/README.md".length);
+  return rel.slice(0, -".md".length);
+}
+
+function walkEntries(scan: WikiScan, dir: string, relDir: string, state: WalkState, mtimeMs: number): void {
+  const remembered: string[] = [];
+  let hasLinks = false;
   let entries;
   try {
     entries = readdirSync(dir, { withFileTypes: true });
@@ -92,7 +145,7 @@ function walkEntries(scan: WikiScan, dir: string, relDir: string, state: WalkSta
   for (const entry of entries) {
     const name = entry.name;
     const rel = relDir === "" ? name : `${relDir}/${name}`;
-    const abs = join(dir, name);
+    const abs = `${dir}/${name}`;
     if (relDir === "" && RUNTIME_ROOT_ENTRIES.includes(name)) scan.runtimeEntries.push(name);
     if (name.startsWith(".")) continue;
 
@@ -100,6 +153,7 @@ function walkEntries(scan: WikiScan, dir: string, relDir: string, state: WalkSta
     let isFile = entry.isFile();
     let fileStats: Stats | undefined;
     if (entry.isSymbolicLink()) {
+      hasLinks = true;
       let real: string;
       try {
         real = realpathSync(abs);
@@ -122,13 +176,15 @@ function walkEntries(scan: WikiScan, dir: string, relDir: string, state: WalkSta
     }
     if (isDir) {
       if (relDir === "" && RESERVED_ROOT_DIRS.has(name)) continue;
+      remembered.push(`d${name}`);
       walk(scan, abs, rel, state, entry.isSymbolicLink());
     } else if (isFile && name.endsWith(".md") && name !== ".md") {
-      const s = fileStats ?? statOrUndefined(abs);
-      if (!s) continue;
-      scan.files.set(rel, { relPath: rel, absPath: abs, size: s.size, mtimeMs: s.mtimeMs, slug: slugForRelPath(rel) });
+      remembered.push(`f${name}`);
+      addPage(scan, rel, abs, fileStats ?? statOrUndefined(abs));
     }
   }
+  // Folders holding symlinks are always read again: their targets may change without the folder.
+  if (!hasLinks && relDir !== "") scan.listings[relDir] = { mtimeMs, entries: remembered };
 }
 
 function statOrNull(path: string): { size: number; mtimeMs: number } | null {

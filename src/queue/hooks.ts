@@ -1,4 +1,5 @@
-import { execSync } from "node:child_process";
+import type * as ChildProcess from "node:child_process";
+import { createRequire } from "node:module";
 
 /**
  * Test seams at exact points of the queue protocol, so races are tested
@@ -31,6 +32,8 @@ export function hooksFromEnv(env: NodeJS.ProcessEnv): Hooks {
       const command = commands[name];
       if (!command || fired.has(name)) return;
       fired.add(name);
+      // Loaded only when a hook is configured: ordinary commands never pay for child_process.
+      const { execSync } = createRequire(import.meta.url)("node:child_process") as typeof ChildProcess;
       execSync(command, { stdio: "inherit", env: { ...childEnv, CODEALMANAC_HOOK: name } });
     },
   };

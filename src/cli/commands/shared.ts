@@ -1,4 +1,5 @@
 import type { App } from "../../app.js";
+import { trace } from "../../core/trace.js";
 import type { WikiIndex } from "../../index/service.js";
 import { invalid } from "../../core/errors.js";
 import type { CliContext } from "../context.js";
@@ -7,7 +8,10 @@ import type { Opts } from "../context.js";
 /** Selects the wiki (walking up from the cwd, or --wiki) and opens its index. */
 export function openIndex(ctx: CliContext, app: App, opts: Opts): WikiIndex {
   const repository = app.repositories.select(ctx.cwd, opts.wiki as string | undefined);
-  return app.index.open(repository);
+  trace("repository selected");
+  const index = app.index.open(repository);
+  trace("index opened");
+  return index;
 }
 
 export function nonNegative(value: unknown, flag: string): number | undefined {

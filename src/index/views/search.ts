@@ -6,6 +6,7 @@ import { normalizeRefPath } from "../../wiki/file-refs.js";
 import { descendantsOf } from "./topic-graph.js";
 import { excerpter, queryTokens } from "./query.js";
 import { SECTION_SLOTS } from "../layout.js";
+import { trace } from "../../core/trace.js";
 
 export interface SearchRequest {
   query?: string;
@@ -66,6 +67,7 @@ export function searchPages(ctx: SearchContext, request: SearchRequest): SearchR
   } else {
     ({ rows, total } = rankedPages(ctx, tokens, filter, limit));
   }
+  trace("search: rows");
   const bodies = tokens.length > 0 ? sectionBodies(db, rows) : new Map<number, string>();
   const excerpt = tokens.length > 0 ? excerpter(tokens) : null;
   const hits = rows.map((row) => ({
@@ -93,26 +95,35 @@ function rankedPages(ctx: SearchContext, tokens: string[], filter: Filter, limit
     .prepare("SELECT rowid, bm25(sections_fts, 5.0, 3.0, 1.0) FROM sections_fts WHERE sections_fts MATCH ?")
     .raw()
     .all(match) as [number, number][];
-  const best = new Map<number, [number, number]>();
+  trace(`search: ${hits.length} section hits`);
+  // Best section per page: lower score wins, then the earlier section.
+  const bestRow = new Map<number, number>();
+  const bestScore = new Map<number, number>();
   for (const [rowid, score] of hits) {
     const page = Math.floor(rowid / SECTION_SLOTS);
-    const seen = best.get(page);
-    if (!seen || score < seen[1] || (score === seen[1] && rowid < seen[0])) best.set(page, [rowid, score]);
+    const seen = bestScore.get(page);
+    if (seen === undefined || score < seen || (score === seen && rowid < bestRow.get(page)!)) {
+      bestScore.set(page, score);
+      bestRow.set(page, rowid);
+    }
   }
-  let ranked = [...best].map(([page, [rowid, score]]) => ({ page, rowid, score }));
+  let candidates = [...bestScore.keys()];
   if (filter.active) {
     const allowed = new Set(
       db.prepare(`SELECT p.id FROM pages p WHERE ${filter.sql}`).pluck().all(...filter.params) as number[],
     );
-    ranked = ranked.filter((r) => allowed.has(r.page));
+    candidates = candidates.filter((page) => allowed.has(page));
   }
-  ranked.sort((a, b) => a.score - b.score);
-  const total = ranked.length;
-  // Ties at the cut are broken by recency and slug, so keep every page tied with the last one.
-  if (ranked.length > limit) {
-    const cut = limit === 0 ? -Infinity : ranked[limit - 1]!.score;
-    ranked = ranked.filter((r, i) => i < limit || r.score === cut);
+  const total = candidates.length;
+  // Only the best `limit` pages need their rows; ties at the cut are kept, because recency
+  // and slug break them below.
+  if (total > limit) {
+    const scores = Float64Array.from(candidates, (page) => bestScore.get(page)!).sort();
+    const cut = limit === 0 ? -Infinity : scores[limit - 1]!;
+    candidates = candidates.filter((page) => bestScore.get(page)! <= cut);
   }
+  const ranked = candidates.map((page) => ({ page, rowid: bestRow.get(page)!, score: bestScore.get(page)! }));
+  trace(`search: ${ranked.length} pages ranked`);
   const pages = new Map(
     (
       db
