@@ -92,11 +92,13 @@ export class IndexWriter {
     if (fresh) {
       return { result: this.counts(scan, 0, 0), created: [], updated: [], deleted: [], scan };
     }
-    const parser = await this.options.loadParser();
+    // The parser (markdown-it, YAML) loads only if something turns out to need parsing.
+    let parser: PageParser | undefined;
+    const getParser = async () => (parser ??= await this.options.loadParser());
     // A manual BEGIN IMMEDIATE (not db.transaction) because parsing awaits worker threads.
     db.exec("BEGIN IMMEDIATE");
     try {
-      const outcome = await this.apply(scan, parser, force);
+      const outcome = await this.apply(scan, getParser, force);
       db.exec("COMMIT");
       return outcome;
     } catch (error) {
@@ -148,18 +150,25 @@ export class IndexWriter {
       .run(JSON.stringify(signature));
   }
 
-  private async apply(scan: WikiScan, parser: PageParser, force: boolean): Promise<RefreshOutcome> {
+  private async apply(scan: WikiScan, getParser: () => Promise<PageParser>, force: boolean): Promise<RefreshOutcome> {
     const { db } = this.options;
     const now = this.options.now();
     // Re-read inside the write transaction: another process may have refreshed already.
-    const manifest = this.loadManifest();
+    // Stat stamps of every file first; full manifest rows only for the files that matter.
+    const stamps = this.loadStamps();
+    const suspects = [...scan.files.values()].filter((file) => {
+      const stamp = stamps.get(file.relPath);
+      return force || !stamp || stamp[0] !== file.size || stamp[1] !== file.mtimeMs || isRacy(stamp[1], stamp[2]);
+    });
+    const removedPaths = [...stamps.keys()].filter((rel) => !scan.files.has(rel));
+    const manifest = this.loadRows([...suspects.map((f) => f.relPath), ...removedPaths], []);
+    trace(`refresh: ${suspects.length} changed of ${stamps.size} files`);
     const hashes = new Map<string, string>();
     const toParse = new Set<string>();
     const touchOnly: ScannedFile[] = [];
 
-    for (const file of scan.files.values()) {
+    for (const file of suspects) {
       const row = manifest.get(file.relPath);
-      if (!force && row && !statChanged(row, file) && !isRacy(row.mtime_ms, row.checked_at)) continue;
       const hash = hashFile(file.absPath);
       if (hash === null) {
         toParse.add(file.relPath); // unreadable now; parsing records the problem
@@ -169,7 +178,6 @@ export class IndexWriter {
       if (!force && row && row.content_hash === hash) touchOnly.push(file);
       else toParse.add(file.relPath);
     }
-    const removedPaths = [...manifest.keys()].filter((rel) => !scan.files.has(rel));
 
     // Route ownership: every slug touched by a change is re-decided over all files.
     const bySlug = new Map<string, string[]>();
@@ -185,6 +193,8 @@ export class IndexWriter {
       if (slug) affectedSlugs.add(slug);
     }
     if (force) for (const slug of bySlug.keys()) affectedSlugs.add(slug);
+    // Rows of every file on an affected route: owners and losers are decided again below.
+    for (const [rel, row] of this.loadRows([], [...affectedSlugs])) if (!manifest.has(rel)) manifest.set(rel, row);
 
     // What the affected pages looked like: whether they existed, and their topics.
     const previousTopics = new Map(
@@ -230,10 +240,12 @@ export class IndexWriter {
         }
         return jobs;
       });
+    trace("refresh: planned");
     const { createBatchParser } = await import("./parse-pool.js");
-    const pool: BatchParser = createBatchParser(parser, slugs.length);
+    const parser = slugs.length > 0 ? await getParser() : null;
+    const pool: BatchParser | null = parser ? createBatchParser(parser, slugs.length) : null;
     const parseBatch = async (batch: string[]) => {
-      const results = await pool.parse(jobsFor(batch));
+      const results = await pool!.parse(jobsFor(batch));
       return new Map(results.map((r) => [r.file.relPath, r]));
     };
     try {
@@ -256,7 +268,7 @@ export class IndexWriter {
               winner = rel;
               break;
             }
-            const parsed = parsedByRel.get(rel) ?? parser.parseFile(scan.files.get(rel)!, hashes.get(rel));
+            const parsed = parsedByRel.get(rel) ?? parser!.parseFile(scan.files.get(rel)!, hashes.get(rel));
             decided.add(rel);
             if (parsed.state === "page") {
               statements.deletePage.run(slug);
@@ -285,7 +297,7 @@ export class IndexWriter {
         }
       }
     } finally {
-      await pool.close();
+      await pool?.close();
     }
 
     for (const file of touchOnly) {
@@ -295,9 +307,11 @@ export class IndexWriter {
       if (row.state === "page" && row.slug) statements.touchPage.run(Math.floor(file.mtimeMs / 1000), row.slug);
     }
 
+    trace("refresh: pages written");
     const topicsChanged = this.refreshTopicsStamp(scan, now, force);
-    if (topicsChanged || pageTopicsChanged) rebuildTopics(db, parser, this.options.almanacPath);
+    if (topicsChanged || pageTopicsChanged) rebuildTopics(db, await getParser(), this.options.almanacPath);
     this.storeSignature(scan, now);
+    trace("refresh: signature stored");
 
     return {
       result: this.counts(scan, created.length + updated.length, deleted.length),
@@ -354,10 +368,23 @@ export class IndexWriter {
     return topicsJson;
   }
 
-  private loadManifest(): Map<string, ManifestRow> {
+  /** Path → [size, mtime, checked_at] for every file: all a freshness comparison needs. */
+  private loadStamps(): Map<string, [number, number, number]> {
     const rows = this.options.db
-      .prepare("SELECT rel_path, size, mtime_ms, checked_at, content_hash, slug, state FROM files")
-      .all() as ManifestRow[];
+      .prepare("SELECT rel_path, size, mtime_ms, checked_at FROM files")
+      .raw()
+      .all() as [string, number, number, number][];
+    return new Map(rows.map(([rel, size, mtime, checked]) => [rel, [size, mtime, checked]]));
+  }
+
+  /** Full manifest rows for some paths and for every file on some routes. */
+  private loadRows(rels: string[], slugs: string[]): Map<string, ManifestRow> {
+    const rows = this.options.db
+      .prepare(
+        `SELECT rel_path, size, mtime_ms, checked_at, content_hash, slug, state FROM files
+         WHERE rel_path IN (SELECT value FROM json_each(?)) OR slug IN (SELECT value FROM json_each(?))`,
+      )
+      .all(JSON.stringify(rels), JSON.stringify(slugs)) as ManifestRow[];
     return new Map(rows.map((r) => [r.rel_path, r]));
   }
 
@@ -491,10 +518,6 @@ function rebuildTopics(db: Db, parser: PageParser, almanacPath: string): void {
   }
   const adHoc = db.prepare("SELECT DISTINCT topic FROM page_topics").pluck().all() as string[];
   for (const slug of adHoc) ensure.run(slug, parser.titleForSlug(slug));
-}
-
-function statChanged(row: ManifestRow, file: ScannedFile): boolean {
-  return row.size !== file.size || row.mtime_ms !== file.mtimeMs;
 }
 
 function isRacy(mtimeMs: number, checkedAt: number): boolean {
