@@ -8,6 +8,7 @@ import { comparePaths, scanWiki, type ListingCache, type ScannedFile, type WikiS
 import type { ParsedFile, PageParser } from "./parse-file.js";
 import type { BatchParser, ParseJob } from "./parse-pool.js";
 import { SECTION_SLOTS } from "./layout.js";
+import { readMeta, writeMeta } from "./meta.js";
 
 export interface RefreshResult {
   changed: number;
@@ -113,41 +114,21 @@ export class IndexWriter {
    * it differs, or unless a file changed so recently that its mtime may not show the next edit.
    */
   private isFresh(scan: WikiScan): boolean {
-    const stored = this.options.db.prepare("SELECT value FROM meta WHERE key = 'stat_signature'").pluck().get() as
-      | string
-      | undefined;
-    if (!stored) return false;
-    let previous: StatSignature;
-    try {
-      previous = JSON.parse(stored) as StatSignature;
-    } catch {
-      return false;
-    }
+    const previous = readMeta<StatSignature>(this.options.db, "stat_signature");
+    if (!previous) return false;
     const current = statSignature(scan);
     return current.digest === previous.digest && !isRacy(current.newestMtime, previous.checkedAt);
   }
 
   private readListingCache(): ListingCache | null {
-    const value = this.options.db.prepare("SELECT value FROM meta WHERE key = 'folder_listings'").pluck().get() as
-      | string
-      | undefined;
-    if (!value) return null;
-    try {
-      return JSON.parse(value) as ListingCache;
-    } catch {
-      return null;
-    }
+    return readMeta<ListingCache>(this.options.db, "folder_listings");
   }
 
   private storeSignature(scan: WikiScan, now: number): void {
     const listings: ListingCache = { checkedAt: now, folders: scan.listings };
-    this.options.db
-      .prepare("INSERT INTO meta (key, value) VALUES ('folder_listings', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
-      .run(JSON.stringify(listings));
+    writeMeta(this.options.db, "folder_listings", listings);
     const signature: StatSignature = { ...statSignature(scan), checkedAt: now };
-    this.options.db
-      .prepare("INSERT INTO meta (key, value) VALUES ('stat_signature', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
-      .run(JSON.stringify(signature));
+    writeMeta(this.options.db, "stat_signature", signature);
   }
 
   private async apply(scan: WikiScan, getParser: () => Promise<PageParser>, force: boolean): Promise<RefreshOutcome> {
@@ -389,15 +370,7 @@ export class IndexWriter {
   }
 
   private readTopicsStamp(): TopicsStamp | null {
-    const row = this.options.db.prepare("SELECT value FROM meta WHERE key = 'topics_stamp'").pluck().get() as
-      | string
-      | undefined;
-    if (!row) return null;
-    try {
-      return JSON.parse(row) as TopicsStamp;
-    } catch {
-      return null;
-    }
+    return readMeta<TopicsStamp>(this.options.db, "topics_stamp");
   }
 
   private topicsMayHaveChanged(scan: WikiScan): boolean {
@@ -415,9 +388,7 @@ export class IndexWriter {
     const stat = scan.topicsStat;
     const hash = stat ? (hashFile(join(this.options.almanacPath, "topics.yaml")) ?? "") : "";
     const stamp: TopicsStamp = { size: stat?.size ?? 0, mtimeMs: stat?.mtimeMs ?? 0, checkedAt: now, hash };
-    this.options.db
-      .prepare("INSERT INTO meta (key, value) VALUES ('topics_stamp', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
-      .run(JSON.stringify(stamp));
+    writeMeta(this.options.db, "topics_stamp", stamp);
     return force || previous?.hash !== hash;
   }
 
@@ -493,11 +464,11 @@ function rebuildTopics(db: Db, parser: PageParser, almanacPath: string): void {
   db.exec("DELETE FROM topics; DELETE FROM topic_parents;");
   db.prepare("DELETE FROM meta WHERE key IN ('topics_problems', 'topic_cycles')").run();
   if (parsed.problems.length > 0) {
-    db.prepare("INSERT INTO meta (key, value) VALUES ('topics_problems', ?)").run(JSON.stringify(parsed.problems));
+    writeMeta(db, "topics_problems", parsed.problems);
   }
   const cycles = parser.findCycles(parsed.topics);
   if (cycles.length > 0) {
-    db.prepare("INSERT INTO meta (key, value) VALUES ('topic_cycles', ?)").run(JSON.stringify(cycles));
+    writeMeta(db, "topic_cycles", cycles);
   }
   const insertTopic = db.prepare(
     `INSERT INTO topics (slug, title, description, declared) VALUES (?, ?, ?, ?)

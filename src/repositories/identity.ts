@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
-import { existsSync, realpathSync, statSync } from "node:fs";
+import { existsSync, realpathSync } from "node:fs";
+import { isDirectory, isFile } from "../core/fs.js";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { expandHome } from "../core/paths.js";
 
@@ -46,22 +47,6 @@ export type RepositoryStatus = "available" | "missing_repo" | "missing_almanac";
 export function repositoryStatus(root: string): RepositoryStatus {
   if (!isDirectory(root)) return "missing_repo";
   return isInitializedRoot(root) ? "available" : "missing_almanac";
-}
-
-function isFile(path: string): boolean {
-  try {
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
-}
-
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
 }
 
 export function pathExists(path: string): boolean {

@@ -7,6 +7,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { accessSync, constants, realpathSync, statSync } from "node:fs";
 import { delimiter, isAbsolute, join, resolve } from "node:path";
+import { isDirectory } from "../../core/fs.js";
 import { homeDir } from "../../core/paths.js";
 import type { HarnessEvent, HarnessUsage } from "../events.js";
 import type {
@@ -436,13 +437,6 @@ function isExecutableFile(path: string): boolean {
   }
 }
 
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
-}
 
 // ---------------------------------------------------------------------------
 // Transcript location (agent-cli-formats.md §3.1–3.2)

@@ -1,4 +1,4 @@
-import { statSync } from "node:fs";
+import { isDirectory } from "../../core/fs.js";
 import { join } from "node:path";
 import type { Db } from "../../core/sqlite.js";
 import { kebab } from "../../core/kebab.js";
@@ -205,14 +205,6 @@ function ancestorDirs(path: string): string[] {
   const dirs: string[] = [];
   for (let i = 1; i < parts.length; i++) dirs.push(parts.slice(0, i).join("/") + "/");
   return dirs;
-}
-
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
 }
 
 export function topicsFor(db: Db, slugs: string[]): Map<string, string[]> {

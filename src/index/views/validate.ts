@@ -2,6 +2,7 @@ import { join } from "node:path";
 import type { Db } from "../../core/sqlite.js";
 import type { WikiScan } from "../scan.js";
 import { healthReport, type HealthReport } from "./health.js";
+import { readMeta } from "../meta.js";
 
 export type Severity = "error" | "warning";
 
@@ -126,14 +127,4 @@ function addHealth(report: HealthReport, add: Add): void {
   }
   for (const u of report.unused_sources) add("unused_sources", `source is not cited in page body: ${u.source_id}`, { page: u.slug });
   for (const d of report.duplicate_sources) add("duplicate_sources", `source id is duplicated: ${d.source_id}`, { page: d.slug });
-}
-
-function readMeta<T>(db: Db, key: string): T | null {
-  const value = db.prepare("SELECT value FROM meta WHERE key = ?").pluck().get(key) as string | undefined;
-  if (value === undefined) return null;
-  try {
-    return JSON.parse(value) as T;
-  } catch {
-    return null;
-  }
 }
