@@ -308,6 +308,11 @@ describe("api_retry and failure classification", () => {
     [{ subtype: "error_during_execution", is_error: true, errors: ["a", "b"] }, "claude.error_during_execution", "a; b"],
     [{ subtype: "success", is_error: true, result: "API Error: 400 bad request" }, "claude.process_failed", "API Error: 400 bad request"],
     [{ subtype: "success", is_error: true, result: "Invalid authentication credentials" }, "claude.not_authenticated", "Invalid authentication credentials"],
+    [
+      { subtype: "success", is_error: true, result: "Invalid API key · Fix external API key", api_error_status: 401 },
+      "claude.not_authenticated",
+      "Invalid API key · Fix external API key",
+    ],
     [{ subtype: "error_during_execution", is_error: true }, "claude.error_during_execution", "claude error_during_execution"],
   ])("result %o → %s", (fields, code, message) => {
     expect(classifyClaudeResult(result(fields))).toMatchObject({ provider: "claude", code, message });

@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -72,8 +72,28 @@ export function sandbox(extraEnv: NodeJS.ProcessEnv = {}): Sandbox {
     env,
     run,
     runAsync,
-    cleanup: () => rmSync(dir, { recursive: true, force: true }),
+    cleanup: () => {
+      killSandboxProcesses(state);
+      rmSync(dir, { recursive: true, force: true });
+    },
   };
+}
+
+/**
+ * Kills every process still running for a sandbox (workers, executors, agents and their
+ * children all inherit its CODEALMANAC_HOME), so a failing test never leaks processes.
+ */
+function killSandboxProcesses(state: string): void {
+  if (process.platform !== "linux") return;
+  const marker = `CODEALMANAC_HOME=${state}`;
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+    try {
+      if (readFileSync(`/proc/${name}/environ`, "utf8").split("\0").includes(marker)) process.kill(Number(name), "SIGKILL");
+    } catch {
+      // gone, or not ours to read
+    }
+  }
 }
 
 function wrap(code: number | null, signal: NodeJS.Signals | null, stdout: string, stderr: string): RunResult {

@@ -118,7 +118,10 @@ export function classifyClaudeFailure(input: ClaudeFailureInput): HarnessFailure
 export function classifyClaudeResult(result: ClaudeResultLine): HarnessFailure | null {
   if (!result.is_error && result.subtype === "success") return null;
   const text = result.result?.trim() || (result.errors ?? []).join("; ");
-  return classifyClaudeFailure({ text, subtype: result.subtype });
+  // A rejected API key reads "Invalid API key · Fix external API key" (2.1.197, no
+  // "authentication" in it); the HTTP status the CLI reports is what identifies it.
+  const error = result.api_error_status === 401 ? "authentication_failed" : undefined;
+  return classifyClaudeFailure({ text, subtype: result.subtype, ...(error ? { error } : {}) });
 }
 
 function codePart(text: string): string {
