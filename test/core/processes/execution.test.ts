@@ -329,9 +329,10 @@ describe("the caller is never signalled", () => {
       found: number[];
       stop: { confirmed: boolean; signalled: number[]; survivors: number[] };
     };
-    expect(result.self).toBe(self.pid);
-    expect(result.found).toEqual([agent.pid]);
-    expect(result.stop).toEqual({ confirmed: true, signalled: [agent.pid], survivors: [] });
+    const context = JSON.stringify({ result, agent: agent.pid, self: self.pid });
+    expect(result.self, context).toBe(self.pid);
+    expect(result.found, context).toEqual([agent.pid]);
+    expect(result.stop, context).toEqual({ confirmed: true, signalled: [agent.pid], survivors: [] });
     expect(probeProcess(self)).toBe("alive");
     expect(isProcessAlive(agent)).toBe(false);
   });
