@@ -319,16 +319,19 @@ describe("the caller is never signalled", () => {
       env,
     });
     const self = await lab.waitPid("self");
-    const agent = await lab.waitPid("agent");
     if (isLinux) expect(readEnvironValue(self.pid, lab.marker.key)).toBe(lab.marker.value);
     const resultFile = join(lab.dir, "result.json");
     await waitFor(() => existsSync(resultFile), "the self-stop result");
 
+    // The fixture records the agent's identity itself: by the time this test could read
+    // /proc, the agent may already be gone (that is the point of the test).
     const result = JSON.parse(readFileSync(resultFile, "utf8")) as {
       self: number;
+      agent: { pid: number; startTime: string };
       found: number[];
       stop: { confirmed: boolean; signalled: number[]; survivors: number[] };
     };
+    const agent = result.agent;
     const context = JSON.stringify({ result, agent: agent.pid, self: self.pid });
     expect(result.self, context).toBe(self.pid);
     expect(result.found, context).toEqual([agent.pid]);
