@@ -1,6 +1,7 @@
 import { accessSync, constants } from "node:fs";
 import { delimiter, join } from "node:path";
 import { statePaths, type StatePaths } from "./core/paths.js";
+import { trace } from "./core/trace.js";
 import { openDatabase, type Db } from "./core/sqlite.js";
 import { repositoryMigrations } from "./repositories/schema.js";
 import { RepositoryStore } from "./repositories/store.js";
@@ -54,6 +55,7 @@ export class App {
   }
 
   get stateDb(): Db {
+    if (!this.db) trace("state database: opening");
     this.db ??= openDatabase(this.paths.database, {
       migrations: [...repositoryMigrations, ...runMigrations],
       onNewerSchema: "refuse",

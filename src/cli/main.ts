@@ -15,12 +15,14 @@ export async function main(argv: string[]): Promise<number> {
   let app: App | undefined;
   const getApp = () => (app ??= new App({ env: ctx.env, notice: (line) => ctx.writeErr(line + "\n") }));
   const program = buildProgram(ctx, getApp);
+  trace("program built");
   try {
     if (argv.length === 0) {
       renderSyntaxScreen(ctx, { title: "Missing command" });
       return 2;
     }
     await program.parseAsync(argv, { from: "user" });
+    trace("command done");
     return ctx.exitCode;
   } catch (error) {
     return handleError(ctx, program, error);
