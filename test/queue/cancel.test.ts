@@ -1,30 +1,15 @@
-import { afterEach, describe, expect, test } from "vitest";
+import { afterEach, describe, expect, onTestFinished, test } from "vitest";
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { sandbox, waitFor, writeWiki, type Sandbox } from "../support/cli.js";
 import { readProcessStartTime } from "../../src/core/processes/index.js";
-import { events, holdQueue, processAlive, readRun, waitForExits, waitForFile, waitForIdle, waitForStatus, writeDb } from "./support.js";
+import { events, holdQueue, processAlive, readRun, waitForExits, waitForFile, waitForIdle, waitForStatus, writeDb, garden } from "./support.js";
 
 let box: Sandbox;
-const leaked: number[] = [];
-afterEach(() => {
-  for (const pid of leaked.splice(0)) {
-    try {
-      process.kill(pid, "SIGKILL");
-    } catch {
-      // already gone
-    }
-  }
-  box?.cleanup();
-});
+// Sandbox cleanup kills every process that carries the sandbox's state directory.
+afterEach(() => box?.cleanup());
 
-interface Receipt {
-  run_id: string;
-  child_pid: number;
-}
 
-const garden = (b: Sandbox, root: string, env: NodeJS.ProcessEnv = {}) =>
-  b.run(["garden", "--using", "claude", "--json"], { cwd: root, env }).json<Receipt>();
 
 describe("cancellation", () => {
   test("a queued run is cancelled atomically and a second cancel changes nothing", async () => {
@@ -48,7 +33,6 @@ describe("cancellation", () => {
     const grandchildFile = join(box.dir, "grandchild.pid");
     const run = garden(box, root, { FAKE_CLAUDE_SCENARIO: "spawn-grandchild", FAKE_CLAUDE_GRANDCHILD_PID_FILE: grandchildFile });
     const grandchild = Number(await waitForFile(grandchildFile));
-    leaked.push(grandchild);
     const executor = (await waitForStatus(box, run.run_id, ["running"])).executor_pid!;
     const result = box.run(["jobs", "cancel", run.run_id]);
     expect(result.stderr).toBe("");
@@ -69,7 +53,6 @@ describe("cancellation", () => {
     const started = join(box.dir, "agent.pid");
     const run = garden(box, root, { FAKE_CLAUDE_SCENARIO: "ignore-sigterm", FAKE_CLAUDE_STARTED_FILE: started });
     const agent = Number(await waitForFile(started));
-    leaked.push(agent);
     const result = box.run(["jobs", "cancel", run.run_id, "--json"]);
     expect(result.code).toBe(0);
     expect(result.json()).toMatchObject({ changed: true, record: { status: "cancelled" } });
@@ -83,8 +66,9 @@ describe("cancellation", () => {
     holdQueue(box);
     const run = garden(box, root);
     await waitForExits([run.child_pid]);
+    // Not a sandbox process, so the sandbox cleanup would not reach it: killed at the end.
     const stranger = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
-    leaked.push(stranger.pid!);
+    onTestFinished(() => void stranger.kill("SIGKILL"));
     await waitFor(() => readProcessStartTime(stranger.pid!), 5_000, "the stranger to start");
     writeDb(box, (db) =>
       db
@@ -111,7 +95,7 @@ describe("cancellation", () => {
     const root = writeWiki(join(box.dir, "repo"), {});
     const started = join(box.dir, "agent.pid");
     const run = garden(box, root, { FAKE_CLAUDE_SCENARIO: "hang", FAKE_CLAUDE_STARTED_FILE: started });
-    leaked.push(Number(await waitForFile(started)));
+    await waitForFile(started);
     await waitForStatus(box, run.run_id, ["running"]);
     const result = box.run(["jobs", "cancel", run.run_id], {
       env: { CODEALMANAC_TEST_HOOKS: JSON.stringify({ cancelBeforeFinish: "kill -9 $PPID" }) },
@@ -127,7 +111,6 @@ describe("cancellation", () => {
     const started = join(box.dir, "agent.pid");
     const run = garden(box, root, { FAKE_CLAUDE_SCENARIO: "hang", FAKE_CLAUDE_STARTED_FILE: started });
     const agent = Number(await waitForFile(started));
-    leaked.push(agent);
     await waitForStatus(box, run.run_id, ["running"]);
     const result = box.run(["jobs", "cancel", run.run_id], {
       env: { CODEALMANAC_TEST_HOOKS: JSON.stringify({ cancelAfterIntent: "kill -9 $PPID" }) },

@@ -2,29 +2,14 @@ import { afterEach, describe, expect, test } from "vitest";
 import { join } from "node:path";
 import { writeFileSync, mkdirSync } from "node:fs";
 import { sandbox, writeWiki, type Sandbox } from "../support/cli.js";
-import { allRuns, events, processAlive, readRun, waitForExits, waitForFile, waitForIdle, waitForStatus, workerLog, writeDb } from "./support.js";
+import { allRuns, events, processAlive, readRun, waitForExits, waitForFile, waitForIdle, waitForStatus, workerLog, writeDb, garden } from "./support.js";
 import { waitFor } from "../support/cli.js";
 
 let box: Sandbox;
-const leaked: number[] = [];
-afterEach(() => {
-  for (const pid of leaked.splice(0)) {
-    try {
-      process.kill(pid, "SIGKILL");
-    } catch {
-      // already gone
-    }
-  }
-  box?.cleanup();
-});
+// Sandbox cleanup kills every process that carries the sandbox's state directory.
+afterEach(() => box?.cleanup());
 
-interface Receipt {
-  run_id: string;
-  child_pid: number;
-}
 
-const garden = (b: Sandbox, root: string, env: NodeJS.ProcessEnv = {}) =>
-  b.run(["garden", "--using", "claude", "--json"], { cwd: root, env }).json<Receipt>();
 
 describe("crashes", () => {
   test("a SIGKILLed worker's lock is taken at once; its live executor is adopted, not doubled", async () => {
@@ -55,7 +40,6 @@ describe("crashes", () => {
     const grandchildFile = join(box.dir, "grandchild.pid");
     const run = garden(box, root, { FAKE_CLAUDE_SCENARIO: "spawn-grandchild", FAKE_CLAUDE_GRANDCHILD_PID_FILE: grandchildFile });
     const grandchild = Number(await waitForFile(grandchildFile));
-    leaked.push(grandchild);
     const executor = (await waitForStatus(box, run.run_id, ["running"])).executor_pid!;
     process.kill(executor, "SIGKILL");
     const failed = await waitForStatus(box, run.run_id, ["failed"]);
@@ -70,7 +54,6 @@ describe("crashes", () => {
     const grandchildFile = join(box.dir, "grandchild.pid");
     const run = garden(box, root, { FAKE_CLAUDE_SCENARIO: "spawn-grandchild", FAKE_CLAUDE_GRANDCHILD_PID_FILE: grandchildFile });
     const grandchild = Number(await waitForFile(grandchildFile));
-    leaked.push(grandchild);
     const executor = (await waitForStatus(box, run.run_id, ["running"])).executor_pid!;
     process.kill(run.child_pid, "SIGKILL");
     process.kill(executor, "SIGKILL");
@@ -93,7 +76,6 @@ describe("crashes", () => {
     const started = join(box.dir, "agent.pid");
     const run = garden(box, root, { FAKE_CLAUDE_SCENARIO: "ignore-sigterm", FAKE_CLAUDE_STARTED_FILE: started });
     const agent = Number(await waitForFile(started));
-    leaked.push(agent);
     const failed = await waitForStatus(box, run.run_id, ["failed", "done"], 30_000);
     expect(failed).toMatchObject({ status: "failed", failure_category: "timeout" });
     expect(failed.error).toBe("run exceeded runs.timeout (2s)");

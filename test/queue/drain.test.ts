@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { readFileSync } from "node:fs";
 import { BIN, page, sandbox, writeWiki, type Sandbox } from "../support/cli.js";
 import { ROOT } from "../support/cli.js";
-import { allRuns, events, holdQueue, waitForExits, readRun, releaseQueue, waitForFile, waitForIdle, waitForStatus, workerLog } from "./support.js";
+import { allRuns, events, holdQueue, waitForExits, readRun, releaseQueue, waitForFile, waitForIdle, waitForStatus, workerLog, type Receipt } from "./support.js";
 
 let box: Sandbox;
 afterEach(() => box?.cleanup());
@@ -14,13 +14,6 @@ function repo(b: Sandbox): string {
   });
 }
 
-interface Receipt {
-  run_id: string;
-  repository: string;
-  runs_ahead: number;
-  status: string;
-  child_pid: number;
-}
 
 describe("queue drain", () => {
   test("ingest queues a durable run, returns at once, and a detached worker runs the agent", async () => {

@@ -2,15 +2,10 @@ import { afterEach, describe, expect, test } from "vitest";
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { BIN, sandbox, writeWiki, type Sandbox } from "../support/cli.js";
-import { holdQueue, readRun, waitForExits, waitForIdle, waitForStatus, writeDb } from "./support.js";
+import { holdQueue, readRun, waitForExits, waitForIdle, waitForStatus, writeDb, garden as queueGarden } from "./support.js";
 
 let box: Sandbox;
 afterEach(() => box?.cleanup());
-
-interface Receipt {
-  run_id: string;
-  child_pid: number;
-}
 
 const RUN_FIELDS = [
   "cancellation_requested_at",
@@ -36,9 +31,7 @@ const RUN_FIELDS = [
 
 function setup(b: Sandbox) {
   const root = writeWiki(join(b.dir, "repo"), {});
-  const garden = (env: NodeJS.ProcessEnv = {}) =>
-    b.run(["garden", "--using", "claude", "--json"], { cwd: root, env }).json<Receipt>();
-  return { root, garden };
+  return { root, garden: (env: NodeJS.ProcessEnv = {}) => queueGarden(b, root, env) };
 }
 
 describe("jobs", () => {

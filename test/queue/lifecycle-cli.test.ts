@@ -2,28 +2,12 @@ import { afterEach, describe, expect, test } from "vitest";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { sandbox, writeWiki, type Sandbox } from "../support/cli.js";
-import { events, holdQueue, readRun, releaseQueue, waitForExits, waitForFile, waitForIdle, waitForStatus } from "./support.js";
+import { events, holdQueue, readRun, releaseQueue, waitForExits, waitForFile, waitForIdle, waitForStatus, type Receipt } from "./support.js";
 
 let box: Sandbox;
-const leaked: number[] = [];
-afterEach(() => {
-  for (const pid of leaked.splice(0)) {
-    try {
-      process.kill(pid, "SIGKILL");
-    } catch {
-      // already gone
-    }
-  }
-  box?.cleanup();
-});
+// Sandbox cleanup kills every process that carries the sandbox's state directory.
+afterEach(() => box?.cleanup());
 
-interface Receipt {
-  run_id: string;
-  repository: string;
-  runs_ahead: number;
-  status: string;
-  child_pid: number;
-}
 
 describe("init", () => {
   test("scaffolds a valid starter wiki, registers it under a kebab-case name and queues the build", async () => {
@@ -179,7 +163,7 @@ describe("ingest and garden", () => {
         env: { FAKE_CLAUDE_STARTED_FILE: started },
       })
       .json<Receipt>();
-    leaked.push(Number(await waitForFile(started)));
+    await waitForFile(started);
     const b = box.run(["garden", "--using", "claude", "--json"], { cwd: root }).json<Receipt>();
     expect(b.runs_ahead).toBe(0);
     expect(box.run(["jobs", "cancel", a.run_id]).stdout).toBe(`cancelled ${a.run_id}\n`);

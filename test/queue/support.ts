@@ -127,3 +127,17 @@ export async function waitForIdle(box: Sandbox, timeoutMs = 60_000): Promise<voi
 export async function waitForExits(pids: number[], timeoutMs = 20_000): Promise<void> {
   await waitFor(() => pids.every((pid) => !processAlive(pid)), timeoutMs, `processes ${pids.join(", ")} to exit`);
 }
+
+/** A lifecycle command's receipt (`--json`). */
+export interface Receipt {
+  run_id: string;
+  repository: string;
+  runs_ahead: number;
+  status: string;
+  child_pid: number;
+}
+
+/** Queues a garden run with the (fake) claude agent; `env` reaches the worker it spawns. */
+export function garden(box: Sandbox, root: string, env: NodeJS.ProcessEnv = {}, extra: string[] = []): Receipt {
+  return box.run(["garden", "--using", "claude", ...extra, "--json"], { cwd: root, env }).json<Receipt>();
+}
