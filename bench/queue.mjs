@@ -11,6 +11,7 @@
 // The ledger is read and written directly with better-sqlite3 (see src/runs/schema.ts).
 // "Parking" the queue means holding `worker_lock` as this (live) process with a fresh
 // heartbeat, so every worker a producer spawns finds the lock held and exits at once.
+import { homeEnv } from "./env.mjs";
 import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { delimiter, join } from "node:path";
@@ -303,12 +304,7 @@ export async function benchQueue(ctx) {
   mkdirSync(home, { recursive: true });
   writeWiki(root);
   const env = {
-    HOME: home,
-    USERPROFILE: home,
-    XDG_CONFIG_HOME: join(home, ".config"),
-    XDG_DATA_HOME: join(home, ".local", "share"),
-    XDG_CACHE_HOME: join(home, ".cache"),
-    XDG_STATE_HOME: join(home, ".local", "state"),
+    ...homeEnv(home),
     PATH: `${FAKE_BIN}${delimiter}${process.env.PATH ?? ""}`,
   };
   // Only these fake-agent settings: a success with no delay.

@@ -9,6 +9,7 @@
 // Sections live in the `sections` registry below; `--only a,b` runs a subset. A new
 // section is `async function benchX(ctx)` returning a JSON-able object; it measures
 // with `ctx.measure(...)` and declares targets with `ctx.target(...)`.
+import { homeEnv } from "./env.mjs";
 import { spawnSync } from "node:child_process";
 import { cpus, loadavg, totalmem, tmpdir, platform, arch, release } from "node:os";
 import {
@@ -230,12 +231,7 @@ function createContext(opts) {
     if (key.startsWith("CODEALMANAC_") || key === "NODE_OPTIONS" || key.startsWith("XDG_")) delete baseEnv[key];
   }
   Object.assign(baseEnv, {
-    HOME: home,
-    USERPROFILE: home,
-    XDG_CONFIG_HOME: join(home, ".config"),
-    XDG_DATA_HOME: join(home, ".local", "share"),
-    XDG_CACHE_HOME: join(home, ".cache"),
-    XDG_STATE_HOME: join(home, ".local", "state"),
+    ...homeEnv(home),
     NO_COLOR: "1",
     NODE_OPTIONS: `--require ${JSON.stringify(preload)}`,
   });

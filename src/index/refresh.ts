@@ -91,7 +91,17 @@ export class IndexWriter {
     const fresh = !force && this.isFresh(scan);
     trace(`refresh: ${fresh ? "fresh" : "stale"}`);
     if (fresh) {
-      return { result: this.counts(scan, 0, 0), created: [], updated: [], deleted: [], scan };
+      // Counting pages costs a query that reads (search, show) never need.
+      const count = () => this.counts(scan, 0, 0);
+      return {
+        get result() {
+          return count();
+        },
+        created: [],
+        updated: [],
+        deleted: [],
+        scan,
+      };
     }
     // The parser (markdown-it, YAML) loads only if something turns out to need parsing.
     let parser: PageParser | undefined;

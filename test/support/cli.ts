@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -16,13 +16,22 @@ export interface RunResult {
   json<T = unknown>(): T;
 }
 
+export interface RunOptions {
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+  input?: string;
+  timeoutMs?: number;
+  /** Run the CLI as another user (root only); see `asUnprivileged`. */
+  user?: { uid: number; gid: number };
+}
+
 export interface Sandbox {
   /** A fresh directory for repositories and files of this test. */
   dir: string;
   home: string;
   state: string;
   env: NodeJS.ProcessEnv;
-  run(args: string[], options?: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string; timeoutMs?: number }): RunResult;
+  run(args: string[], options?: RunOptions): RunResult;
   runAsync(args: string[], options?: { cwd?: string; env?: NodeJS.ProcessEnv }): Promise<RunResult>;
   cleanup(): void;
 }
@@ -49,6 +58,7 @@ export function sandbox(extraEnv: NodeJS.ProcessEnv = {}): Sandbox {
       input: options.input ?? "",
       encoding: "utf8",
       timeout: options.timeoutMs ?? 60_000,
+      ...(options.user ?? {}),
     });
     return wrap(result.status, result.signal, result.stdout, result.stderr);
   };
@@ -167,4 +177,24 @@ export async function waitFor<T>(probe: () => T | undefined | null | false, time
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 25));
   }
+}
+
+/** The unprivileged account root tests run the CLI as (Debian's `nobody`). */
+const NOBODY = { uid: 65534, gid: 65534 };
+
+/**
+ * A view of the sandbox whose CLI runs never have root's powers. Permission checks
+ * (an unreadable page, say) cannot be provoked as root, so when the tests run as root
+ * the sandbox is opened to an unprivileged user and every run switches to it; otherwise
+ * the sandbox is returned as it is.
+ */
+export function asUnprivileged(box: Sandbox): Sandbox {
+  if (process.getuid?.() !== 0) return box;
+  openTree(box.dir);
+  return { ...box, run: (args, options = {}) => box.run(args, { ...options, user: NOBODY }) };
+}
+
+function openTree(path: string): void {
+  chmodSync(path, statSync(path).isDirectory() ? 0o777 : 0o666);
+  if (statSync(path).isDirectory()) for (const name of readdirSync(path)) openTree(join(path, name));
 }

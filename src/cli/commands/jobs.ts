@@ -6,7 +6,7 @@ import { RUN_KINDS, RUN_STATUSES, type RunKind, type RunStatus } from "../../run
 import { projectSteps } from "../../runs/steps.js";
 import type { CliContext } from "../context.js";
 import type { Opts } from "../context.js";
-import { eventJson, omitNulls, renderJob, renderJobList, renderSteps, runJson, statusText } from "../render/jobs.js";
+import { eventJson, omitNulls, renderJob, renderJobList, renderSteps, runJson, statusText, stepJson } from "../render/jobs.js";
 import { renderReceipt } from "../render/receipt.js";
 import { nonNegative } from "./shared.js";
 
@@ -57,7 +57,7 @@ export async function logs(ctx: CliContext, app: App, args: unknown[], opts: Opt
   const jobs = await service(app);
   jobs.show(runId, repositoryFilter(app, opts));
   const steps = projectSteps(jobs.events(runId));
-  if (opts.json) return ctx.json(steps.map((s) => omitNulls({ ...s, timestamp: new Date(s.timestamp).toISOString() })));
+  if (opts.json) return ctx.json(steps.map(stepJson));
   const text = renderSteps(ctx, steps);
   if (text === "") ctx.writeErr("# no log events\n");
   else ctx.write(text);

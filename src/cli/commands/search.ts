@@ -4,7 +4,7 @@ import type { Opts } from "../context.js";
 import { nonNegative, openIndex } from "./shared.js";
 import { invalid } from "../../core/errors.js";
 
-export const DEFAULT_LIMIT = 50;
+const DEFAULT_LIMIT = 50;
 import { renderSearch } from "../render/pages.js";
 
 export async function search(ctx: CliContext, app: App, args: unknown[], opts: Opts): Promise<void> {
