@@ -210,6 +210,7 @@ export class App {
   }
 
   close(): void {
+    (this.cache.get("index") as IndexService | undefined)?.close();
     this.db?.close();
   }
 }

@@ -6,6 +6,14 @@ import { trace } from "./core/trace.js";
 
 trace("bin started");
 
+// A reader that went away (`ca search … | head`) ends the command quietly, as it would for git.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code !== "EPIPE") throw error;
+    process.exit(typeof process.exitCode === "number" ? process.exitCode : 0);
+  });
+}
+
 const args = process.argv.slice(2);
 if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
   process.stdout.write(`codealmanac ${VERSION}\n`);
@@ -15,4 +23,12 @@ if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
 } else {
   const { main } = await import("./cli/main.js");
   process.exitCode = await main(args);
+  // Leave as soon as the output is flushed: otherwise the module loader's pending file
+  // closes and idle handles hold the process open for several more milliseconds.
+  await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
+  process.exit();
+}
+
+function flushed(stream: NodeJS.WriteStream): Promise<void> {
+  return new Promise((resolve) => stream.write("", () => resolve()));
 }

@@ -1,5 +1,6 @@
 import Database from "better-sqlite3";
 import { mkdirSync } from "node:fs";
+import { createRequire } from "node:module";
 import { dirname } from "node:path";
 import { ProductError } from "./errors.js";
 
@@ -25,7 +26,7 @@ export interface OpenOptions {
  */
 export function openDatabase(file: string, options: OpenOptions): Db {
   mkdirSync(dirname(file), { recursive: true });
-  const db = new Database(file);
+  const db = new Database(file, nativeBinding());
   configure(db, options.busyTimeoutMs ?? 10_000);
   const latest = options.migrations.reduce((max, m) => Math.max(max, m.version), 0);
   const current = db.pragma("user_version", { simple: true }) as number;
@@ -44,9 +45,27 @@ export function openDatabase(file: string, options: OpenOptions): Db {
   return db;
 }
 
+let binding: { nativeBinding?: string } | undefined;
+
+/**
+ * The addon's path, given to better-sqlite3 directly: its own lookup (the `bindings`
+ * package) probes many candidate paths on every start.
+ */
+function nativeBinding(): { nativeBinding?: string } {
+  if (binding) return binding;
+  try {
+    binding = { nativeBinding: createRequire(import.meta.url).resolve("better-sqlite3/build/Release/better_sqlite3.node") };
+  } catch {
+    binding = {};
+  }
+  return binding;
+}
+
 function configure(db: Db, busyTimeoutMs: number): void {
   db.pragma(`busy_timeout = ${busyTimeoutMs}`);
-  db.pragma("journal_mode = WAL");
+  // Processes switching a brand-new file to WAL at the same moment can deadlock on its
+  // locks; SQLite then answers SQLITE_BUSY at once instead of calling the busy handler.
+  retryWhileBusy(() => db.pragma("journal_mode = WAL"), busyTimeoutMs);
   db.pragma("synchronous = NORMAL");
   db.pragma("foreign_keys = ON");
 }
@@ -79,4 +98,31 @@ function recreate(db: Db): Db {
   }).immediate();
   db.pragma("foreign_keys = ON");
   return db;
+}
+
+/**
+ * Runs `attempt` again while it fails with SQLITE_BUSY, for the few places where SQLite
+ * reports contention without waiting on the busy timeout itself.
+ */
+export function retryWhileBusy<T>(attempt: () => T, timeoutMs: number, now: () => number = Date.now): T {
+  const deadline = now() + timeoutMs;
+  for (let pause = 1; ; pause = Math.min(pause * 2, 50)) {
+    try {
+      return attempt();
+    } catch (error) {
+      if (!isBusy(error) || now() >= deadline) throw error;
+      sleepSync(pause);
+    }
+  }
+}
+
+function isBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" && code.startsWith("SQLITE_BUSY");
+}
+
+let sleeper: Int32Array | undefined;
+
+function sleepSync(ms: number): void {
+  Atomics.wait((sleeper ??= new Int32Array(new SharedArrayBuffer(4))), 0, 0, ms);
 }

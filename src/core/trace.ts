@@ -9,6 +9,7 @@ export function trace(label: string): void {
   if (!enabled) return;
   if (marks.length === 0) {
     process.once("exit", () => {
+      marks.push(["exit", performance.now()]);
       const lines = marks.map(([name, at]) => `  ${at.toFixed(1).padStart(7)} ms  ${name}`);
       process.stderr.write(`codealmanac trace:\n${lines.join("\n")}\n`);
     });

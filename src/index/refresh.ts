@@ -1,10 +1,10 @@
-import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Statement } from "better-sqlite3";
 import type { Db } from "../core/sqlite.js";
 import { trace } from "../core/trace.js";
-import { comparePaths, scanWiki, type ListingCache, type ScannedFile, type WikiScan } from "./scan.js";
+import { sha256Hex } from "../core/crypto.js";
+import { comparePaths, scanWiki, snapshotOf, type ScanSnapshot, type ScannedFile, type WikiScan } from "./scan.js";
 import type { ParsedFile, PageParser } from "./parse-file.js";
 import type { BatchParser, ParseJob } from "./parse-pool.js";
 import { SECTION_SLOTS } from "./layout.js";
@@ -48,26 +48,11 @@ interface TopicsStamp {
 
 /** A file modified this close to when it was last checked may change again within the same mtime. */
 const RACY_WINDOW_MS = 2_000;
+/** The meta row holding the last refresh's ScanSnapshot. */
+const SNAPSHOT_KEY = "scan_snapshot";
 /** Slugs decided per batch, and batches parsed ahead of the writer. */
 const SLUG_BATCH = 200;
 const PARSE_AHEAD = 4;
-
-interface StatSignature {
-  digest: string;
-  newestMtime: number;
-  checkedAt: number;
-}
-
-function statSignature(scan: WikiScan): Omit<StatSignature, "checkedAt"> {
-  let newest = scan.topicsStat?.mtimeMs ?? 0;
-  const lines: string[] = [];
-  for (const file of scan.files.values()) {
-    lines.push(`${file.relPath}\0${file.size}\0${file.mtimeMs}`);
-    if (file.mtimeMs > newest) newest = file.mtimeMs;
-  }
-  lines.push(`topics.yaml\0${scan.topicsStat?.size ?? -1}\0${scan.topicsStat?.mtimeMs ?? -1}`);
-  return { digest: createHash("sha1").update(lines.join("\n")).digest("hex"), newestMtime: newest };
-}
 
 export interface IndexWriterOptions {
   db: Db;
@@ -86,9 +71,12 @@ export class IndexWriter {
   async refresh(force = false): Promise<RefreshOutcome> {
     const { db } = this.options;
     trace("refresh: start");
-    const scan = scanWiki(this.options.almanacPath, force ? null : this.readListingCache());
-    trace(`refresh: scanned ${scan.files.size} files`);
-    const fresh = !force && this.isFresh(scan);
+    const previous = force ? null : readMeta<ScanSnapshot>(db, SNAPSHOT_KEY);
+    trace("refresh: snapshot read");
+    const scan = scanWiki(this.options.almanacPath, previous);
+    trace(`refresh: scanned ${scan.fileCount} files`);
+    // Unchanged since the last refresh, unless a file changed so recently that its mtime may not show the next edit.
+    const fresh = previous !== null && scan.matchesSnapshot && !isRacy(scan.newestMtime, previous.checkedAt);
     trace(`refresh: ${fresh ? "fresh" : "stale"}`);
     if (fresh) {
       // Counting pages costs a query that reads (search, show) never need.
@@ -118,27 +106,10 @@ export class IndexWriter {
     }
   }
 
-  /**
-   * One comparison decides freshness: a digest of every file's path, size and mtime
-   * (and topics.yaml's), stored after each refresh. Nothing is read row by row unless
-   * it differs, or unless a file changed so recently that its mtime may not show the next edit.
-   */
-  private isFresh(scan: WikiScan): boolean {
-    const previous = readMeta<StatSignature>(this.options.db, "stat_signature");
-    if (!previous) return false;
-    const current = statSignature(scan);
-    return current.digest === previous.digest && !isRacy(current.newestMtime, previous.checkedAt);
-  }
-
-  private readListingCache(): ListingCache | null {
-    return readMeta<ListingCache>(this.options.db, "folder_listings");
-  }
-
-  private storeSignature(scan: WikiScan, now: number): void {
-    const listings: ListingCache = { checkedAt: now, folders: scan.listings };
-    writeMeta(this.options.db, "folder_listings", listings);
-    const signature: StatSignature = { ...statSignature(scan), checkedAt: now };
-    writeMeta(this.options.db, "stat_signature", signature);
+  private storeSnapshot(scan: WikiScan, now: number): void {
+    writeMeta(this.options.db, SNAPSHOT_KEY, snapshotOf(scan, now));
+    // Freshness records of earlier versions (a digest and folder listings), replaced by the snapshot.
+    this.options.db.prepare("DELETE FROM meta WHERE key IN ('stat_signature', 'folder_listings')").run();
   }
 
   private async apply(scan: WikiScan, getParser: () => Promise<PageParser>, force: boolean): Promise<RefreshOutcome> {
@@ -301,8 +272,8 @@ export class IndexWriter {
     trace("refresh: pages written");
     const topicsChanged = this.refreshTopicsStamp(scan, now, force);
     if (topicsChanged || pageTopicsChanged) rebuildTopics(db, await getParser(), this.options.almanacPath);
-    this.storeSignature(scan, now);
-    trace("refresh: signature stored");
+    this.storeSnapshot(scan, now);
+    trace("refresh: snapshot stored");
 
     return {
       result: this.counts(scan, created.length + updated.length, deleted.length),
@@ -406,7 +377,7 @@ export class IndexWriter {
     const db = this.options.db;
     const pages = db.prepare("SELECT COUNT(*) FROM pages").pluck().get() as number;
     const skipped = db.prepare("SELECT COUNT(*) FROM files WHERE state != 'page'").pluck().get() as number;
-    return { changed, removed, pages_indexed: pages, files_seen: scan.files.size, files_skipped: skipped };
+    return { changed, removed, pages_indexed: pages, files_seen: scan.fileCount, files_skipped: skipped };
   }
 }
 
@@ -507,7 +478,7 @@ function isRacy(mtimeMs: number, checkedAt: number): boolean {
 
 export function hashFile(path: string): string | null {
   try {
-    return createHash("sha256").update(readFileSync(path)).digest("hex");
+    return sha256Hex(readFileSync(path));
   } catch {
     return null;
   }

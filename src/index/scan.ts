@@ -15,50 +15,117 @@ export interface ScanWarning {
   message: string;
 }
 
-/** A folder's page files and subfolders, remembered with the folder's mtime. */
+/** A folder's page files and subfolders as the walk saw them, with the folder's mtime. */
 export interface FolderListing {
   mtimeMs: number;
-  /** Sorted names, each prefixed `d` (folder) or `f` (page file). */
-  entries: string[];
+  /** Sorted names joined by "/" (which no name contains), each prefixed `d` (folder) or `f` (page file). */
+  entries: string;
+  /** Set on folders holding symlinks: their targets may change without the folder, so they are always read again. */
+  reread?: true;
 }
 
-/** Folder listings from the previous scan; a folder whose mtime is unchanged is not read again. */
-export interface ListingCache {
+/**
+ * What the previous scan saw: every folder's listing and every page file's size and mtime
+ * in walk order. It lets the next scan skip readdir for unchanged folders and decide
+ * "nothing changed" with one numeric comparison per file, with no digest and no objects.
+ */
+export interface ScanSnapshot {
   checkedAt: number;
   folders: Record<string, FolderListing>;
+  /** Base64 of a Float64Array: size, mtimeMs for each page file in walk order, then topics.yaml's (-1 when absent). */
+  stats: string;
 }
 
 export interface WikiScan {
   almanacPath: string;
-  /** Listings of the folders scanned, for the next scan's cache (folders holding symlinks are left out). */
+  /** Listings of every folder walked, for the next snapshot. */
   listings: Record<string, FolderListing>;
-  files: Map<string, ScannedFile>;
+  /** Page files keyed by path (built on first use: an unchanged wiki never needs it). */
+  readonly files: Map<string, ScannedFile>;
+  fileCount: number;
+  /** Newest mtime among page files and topics.yaml. */
+  newestMtime: number;
+  /** Same folders, same entries, and same size and mtime for every file as the snapshot given. */
+  matchesSnapshot: boolean;
   topicsStat: { size: number; mtimeMs: number } | null;
   /** Runtime files or folders found directly in almanac/ (they belong under the state root). */
   runtimeEntries: string[];
   warnings: ScanWarning[];
+  /** Size and mtime pairs in walk order, for the next snapshot. */
+  stats: number[];
 }
 
 /** Root-level folders that never hold pages: the packaged manual and legacy runtime state. */
 const RESERVED_ROOT_DIRS = new Set(["manual", "jobs", "runs"]);
 const RUNTIME_ROOT_ENTRIES = ["index.db", "index.db-wal", "index.db-shm", "jobs", "runs"];
+const NO_THROW = { throwIfNoEntry: false } as const;
 
 /**
  * Lists page files with their stat data only; nothing is read or parsed here, which is
  * what keeps a read on an unchanged wiki cheap.
  */
-export function scanWiki(almanacPath: string, cache?: ListingCache | null): WikiScan {
-  const scan: WikiScan = {
-    almanacPath,
+export function scanWiki(almanacPath: string, previous?: ScanSnapshot | null): WikiScan {
+  const topicsStat = statOrNull(join(almanacPath, "topics.yaml"));
+  const rootReal = safeRealpath(almanacPath) ?? almanacPath;
+  const state: WalkState = {
+    rootReal,
+    ancestors: new Set(),
+    linkedDirs: new Set(),
+    previous: previous ?? null,
+    previousStats: previous ? decodeStats(previous.stats) : null,
+    same: previous !== null && previous !== undefined,
+    relPaths: [],
+    stats: [],
+    newest: topicsStat?.mtimeMs ?? 0,
     listings: {},
-    files: new Map(),
-    topicsStat: statOrNull(join(almanacPath, "topics.yaml")),
     runtimeEntries: [],
     warnings: [],
   };
-  const rootReal = safeRealpath(almanacPath) ?? almanacPath;
-  walk(scan, almanacPath, "", { rootReal, ancestors: new Set(), linkedDirs: new Set(), cache: cache ?? null }, false);
-  return scan;
+  walk(state, almanacPath, "", false);
+  const count = state.relPaths.length;
+  const before = state.previousStats;
+  const topicsPair = [topicsStat?.size ?? -1, topicsStat?.mtimeMs ?? -1];
+  const matches =
+    state.same && before !== null && before.length === state.stats.length + 2 && before[count * 2] === topicsPair[0] && before[count * 2 + 1] === topicsPair[1];
+  const { relPaths, stats } = state;
+  let files: Map<string, ScannedFile> | undefined;
+  return {
+    almanacPath,
+    listings: state.listings,
+    get files() {
+      return (files ??= buildFiles(almanacPath, relPaths, stats));
+    },
+    fileCount: count,
+    newestMtime: state.newest,
+    matchesSnapshot: matches,
+    topicsStat,
+    runtimeEntries: state.runtimeEntries,
+    warnings: state.warnings,
+    stats: [...stats, ...topicsPair],
+  };
+}
+
+/** The snapshot a later scan compares itself against. */
+export function snapshotOf(scan: WikiScan, checkedAt: number): ScanSnapshot {
+  return { checkedAt, folders: scan.listings, stats: Buffer.from(Float64Array.from(scan.stats).buffer).toString("base64") };
+}
+
+function decodeStats(encoded: string): Float64Array | null {
+  const bytes = Buffer.from(encoded, "base64");
+  if (bytes.length % 8 !== 0) return null;
+  // Copied, because a Float64Array view needs an 8-byte-aligned offset.
+  const out = new Float64Array(bytes.length / 8);
+  new Uint8Array(out.buffer).set(bytes);
+  return out;
+}
+
+function buildFiles(almanacPath: string, relPaths: string[], stats: number[]): Map<string, ScannedFile> {
+  const files = new Map<string, ScannedFile>();
+  for (let i = 0; i < relPaths.length; i++) {
+    const rel = relPaths[i]!;
+    files.set(rel, { relPath: rel, absPath: `${almanacPath}/${rel}`, size: stats[i * 2]!, mtimeMs: stats[i * 2 + 1]!, slug: slugOfScanned(rel) });
+  }
+  return files;
 }
 
 /** A folder changed this close to the previous scan may change again within the same mtime. */
@@ -70,21 +137,31 @@ interface WalkState {
   ancestors: Set<string>;
   /** Folders already entered through a symlink; each is expanded through links once, which bounds the walk. */
   linkedDirs: Set<string>;
-  cache: ListingCache | null;
+  previous: ScanSnapshot | null;
+  previousStats: Float64Array | null;
+  /** Still identical to the previous snapshot, as far as the walk has got. */
+  same: boolean;
+  relPaths: string[];
+  stats: number[];
+  newest: number;
+  listings: Record<string, FolderListing>;
+  runtimeEntries: string[];
+  warnings: ScanWarning[];
 }
 
 /** A link to a sibling folder is not a loop: its pages are indexed under the link's path too. */
-function walk(scan: WikiScan, dir: string, relDir: string, state: WalkState, viaLink: boolean): void {
+function walk(state: WalkState, dir: string, relDir: string, viaLink: boolean): void {
   let stats: Stats;
   try {
     stats = statSync(dir);
   } catch (error) {
-    scan.warnings.push({ category: "unreadable", path: relDir || ".", message: `cannot read folder: ${code(error)}` });
+    state.warnings.push({ category: "unreadable", path: relDir || ".", message: `cannot read folder: ${code(error)}` });
+    state.same = false;
     return;
   }
   const key = `${stats.dev}:${stats.ino}`;
   if (state.ancestors.has(key)) {
-    scan.warnings.push({ category: "symlink_loop", path: relDir, message: "symlink loop: links back to a folder that contains it" });
+    state.warnings.push({ category: "symlink_loop", path: relDir, message: "symlink loop: links back to a folder that contains it" });
     return;
   }
   if (viaLink) {
@@ -93,35 +170,111 @@ function walk(scan: WikiScan, dir: string, relDir: string, state: WalkState, via
   }
   state.ancestors.add(key);
   try {
-    const cached = relDir === "" ? undefined : state.cache?.folders[relDir];
-    if (cached && cached.mtimeMs === stats.mtimeMs && stats.mtimeMs + RACY_FOLDER_MS <= state.cache!.checkedAt) {
-      walkListing(scan, dir, relDir, state, cached);
-    } else {
-      walkEntries(scan, dir, relDir, state, stats.mtimeMs);
+    const cached = state.previous?.folders[relDir];
+    // The root is always read: it is where misplaced runtime files would show up.
+    const replay =
+      relDir !== "" && cached !== undefined && !cached.reread && cached.mtimeMs === stats.mtimeMs && stats.mtimeMs + RACY_FOLDER_MS <= state.previous!.checkedAt;
+    const listing = replay ? cached : readListing(state, dir, relDir, stats.mtimeMs);
+    if (!listing) {
+      state.same = false;
+      return;
     }
+    if (!replay && (cached === undefined || cached.entries !== listing.entries)) state.same = false;
+    state.listings[relDir] = listing;
+    visit(state, dir, relDir, listing.entries);
   } finally {
     state.ancestors.delete(key);
   }
 }
 
-/** Replays a remembered listing: no readdir, only a stat per page file. */
-function walkListing(scan: WikiScan, dir: string, relDir: string, state: WalkState, listing: FolderListing): void {
-  scan.listings[relDir] = listing;
-  for (const entry of listing.entries) {
+const D = 100; // "d": a folder
+const LINKED_D = 68; // "D": a symlink to a folder inside almanac/
+
+function visit(state: WalkState, dir: string, relDir: string, entries: string): void {
+  if (entries === "") return;
+  for (const entry of entries.split("/")) {
     const name = entry.slice(1);
-    const rel = `${relDir}/${name}`;
+    const rel = relDir === "" ? name : `${relDir}/${name}`;
     const abs = `${dir}/${name}`;
-    if (entry.charCodeAt(0) === 100 /* d */) {
-      walk(scan, abs, rel, state, false);
-    } else {
-      addPage(scan, rel, abs, statOrUndefined(abs));
+    const kind = entry.charCodeAt(0);
+    if (kind === D || kind === LINKED_D) {
+      walk(state, abs, rel, kind === LINKED_D);
+      continue;
+    }
+    const s = statOrUndefined(abs);
+    if (!s || !s.isFile()) {
+      state.same = false;
+      continue;
+    }
+    const i = state.stats.length;
+    const size = s.size;
+    const mtime = s.mtimeMs;
+    state.relPaths.push(rel);
+    state.stats.push(size, mtime);
+    if (mtime > state.newest) state.newest = mtime;
+    if (state.same) {
+      const before = state.previousStats;
+      if (before === null || before[i] !== size || before[i + 1] !== mtime) state.same = false;
     }
   }
 }
+/** Reads a folder: page files and subfolders, sorted, with symlinks resolved and checked. */
+function readListing(state: WalkState, dir: string, relDir: string, mtimeMs: number): FolderListing | null {
+  let dirents;
+  try {
+    dirents = readdirSync(dir, { withFileTypes: true });
+  } catch (error) {
+    state.warnings.push({ category: "unreadable", path: relDir || ".", message: `cannot read folder: ${code(error)}` });
+    return null;
+  }
+  dirents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const entries: string[] = [];
+  let hasLinks = false;
+  for (const entry of dirents) {
+    const name = entry.name;
+    const rel = relDir === "" ? name : `${relDir}/${name}`;
+    if (relDir === "" && RUNTIME_ROOT_ENTRIES.includes(name)) state.runtimeEntries.push(name);
+    if (name.startsWith(".")) continue;
+    let isDir = entry.isDirectory();
+    let isFile = entry.isFile();
+    const isLink = entry.isSymbolicLink();
+    if (isLink) {
+      hasLinks = true;
+      const target = linkTarget(state, `${dir}/${name}`, rel);
+      if (!target) continue;
+      isDir = target.isDirectory();
+      isFile = target.isFile();
+    }
+    if (isDir) {
+      if (relDir === "" && RESERVED_ROOT_DIRS.has(name)) continue;
+      entries.push(`${isLink ? "D" : "d"}${name}`);
+    } else if (isFile && name.endsWith(".md") && name !== ".md") {
+      entries.push(`f${name}`);
+    }
+  }
+  const listing: FolderListing = { mtimeMs, entries: entries.join("/") };
+  if (hasLinks) listing.reread = true;
+  return listing;
+}
 
-function addPage(scan: WikiScan, rel: string, abs: string, s: Stats | undefined): void {
-  if (!s || !s.isFile()) return;
-  scan.files.set(rel, { relPath: rel, absPath: abs, size: s.size, mtimeMs: s.mtimeMs, slug: slugOfScanned(rel) });
+/** A symlink's target when it resolves inside almanac/; otherwise a warning and null. */
+function linkTarget(state: WalkState, abs: string, rel: string): Stats | null {
+  let real: string;
+  try {
+    real = realpathSync(abs);
+  } catch (error) {
+    state.warnings.push(
+      code(error) === "ELOOP"
+        ? { category: "symlink_loop", path: rel, message: "symlink loop: the link never resolves" }
+        : { category: "unreadable", path: rel, message: `dangling symlink: cannot resolve it (${code(error)})` },
+    );
+    return null;
+  }
+  if (!isInside(real, state.rootReal)) {
+    state.warnings.push({ category: "symlink_outside", path: rel, message: "symlink points outside almanac/; not followed" });
+    return null;
+  }
+  return statOrUndefined(abs) ?? null;
 }
 
 /** slugForRelPath for paths that came out of readdir (no empty or dot components to check). */
@@ -131,62 +284,6 @@ function slugOfScanned(rel: string): string {
   return rel.slice(0, -".md".length);
 }
 
-function walkEntries(scan: WikiScan, dir: string, relDir: string, state: WalkState, mtimeMs: number): void {
-  const remembered: string[] = [];
-  let hasLinks = false;
-  let entries;
-  try {
-    entries = readdirSync(dir, { withFileTypes: true });
-  } catch (error) {
-    scan.warnings.push({ category: "unreadable", path: relDir || ".", message: `cannot read folder: ${code(error)}` });
-    return;
-  }
-  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  for (const entry of entries) {
-    const name = entry.name;
-    const rel = relDir === "" ? name : `${relDir}/${name}`;
-    const abs = `${dir}/${name}`;
-    if (relDir === "" && RUNTIME_ROOT_ENTRIES.includes(name)) scan.runtimeEntries.push(name);
-    if (name.startsWith(".")) continue;
-
-    let isDir = entry.isDirectory();
-    let isFile = entry.isFile();
-    let fileStats: Stats | undefined;
-    if (entry.isSymbolicLink()) {
-      hasLinks = true;
-      let real: string;
-      try {
-        real = realpathSync(abs);
-      } catch (error) {
-        scan.warnings.push(
-          code(error) === "ELOOP"
-            ? { category: "symlink_loop", path: rel, message: "symlink loop: the link never resolves" }
-            : { category: "unreadable", path: rel, message: `dangling symlink: cannot resolve it (${code(error)})` },
-        );
-        continue;
-      }
-      if (!isInside(real, state.rootReal)) {
-        scan.warnings.push({ category: "symlink_outside", path: rel, message: "symlink points outside almanac/; not followed" });
-        continue;
-      }
-      fileStats = statOrUndefined(abs);
-      if (!fileStats) continue;
-      isDir = fileStats.isDirectory();
-      isFile = fileStats.isFile();
-    }
-    if (isDir) {
-      if (relDir === "" && RESERVED_ROOT_DIRS.has(name)) continue;
-      remembered.push(`d${name}`);
-      walk(scan, abs, rel, state, entry.isSymbolicLink());
-    } else if (isFile && name.endsWith(".md") && name !== ".md") {
-      remembered.push(`f${name}`);
-      addPage(scan, rel, abs, fileStats ?? statOrUndefined(abs));
-    }
-  }
-  // Folders holding symlinks are always read again: their targets may change without the folder.
-  if (!hasLinks && relDir !== "") scan.listings[relDir] = { mtimeMs, entries: remembered };
-}
-
 function statOrNull(path: string): { size: number; mtimeMs: number } | null {
   const s = statOrUndefined(path);
   return s && s.isFile() ? { size: s.size, mtimeMs: s.mtimeMs } : null;
@@ -194,7 +291,7 @@ function statOrNull(path: string): { size: number; mtimeMs: number } | null {
 
 function statOrUndefined(path: string): Stats | undefined {
   try {
-    return statSync(path);
+    return statSync(path, NO_THROW);
   } catch {
     return undefined;
   }

@@ -23,6 +23,8 @@ const loadParser = async (): Promise<PageParser> => (await import("./parse-file.
 
 /** Opens per-repository indexes; every read refreshes incrementally first. */
 export class IndexService {
+  private readonly opened = new Set<WikiIndex>();
+
   constructor(private readonly deps: IndexServiceDeps) {}
 
   open(repository: Repository): WikiIndex {
@@ -41,7 +43,15 @@ export class IndexService {
       for (const suffix of ["", "-wal", "-shm"]) rmSync(file + suffix, { force: true });
       db = open();
     }
-    return new WikiIndex(db, repository, almanacPath, this.deps.now);
+    const index = new WikiIndex(db, repository, almanacPath, this.deps.now);
+    this.opened.add(index);
+    return index;
+  }
+
+  /** Closes every index opened here, so SQLite checkpoints and removes their write-ahead logs. */
+  close(): void {
+    for (const index of this.opened) index.close();
+    this.opened.clear();
   }
 
   remove(repositoryId: string): void {
@@ -112,6 +122,6 @@ export class WikiIndex {
   }
 
   close(): void {
-    this.db.close();
+    if (this.db.open) this.db.close();
   }
 }

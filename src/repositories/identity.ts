@@ -1,6 +1,6 @@
-import { createHash } from "node:crypto";
 import { existsSync, realpathSync } from "node:fs";
 import { isDirectory, isFile } from "../core/fs.js";
+import { sha256Hex } from "../core/crypto.js";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { expandHome } from "../core/paths.js";
 
@@ -28,7 +28,7 @@ function realpathLoose(path: string): string {
 }
 
 export function repositoryIdFor(root: string): string {
-  return "repo_" + createHash("sha256").update(root, "utf8").digest("hex").slice(0, 16);
+  return "repo_" + sha256Hex(root).slice(0, 16);
 }
 
 export const ALMANAC_DIR = "almanac";

@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomHex } from "../core/crypto.js";
 import { invalid } from "../core/errors.js";
 import type { RunKind } from "./model.js";
 
@@ -7,7 +7,7 @@ const RUN_ID = /^[A-Za-z0-9_-]+$/;
 /** `<kind>-<UTC YYYYMMDDHHMMSS>-<8 hex>`, e.g. `ingest-20260711120304-3fa9c2d1`. */
 export function newRunId(kind: RunKind, now: number): string {
   const stamp = new Date(now).toISOString().replace(/[-:T]/g, "").slice(0, 14);
-  return `${kind}-${stamp}-${randomBytes(4).toString("hex")}`;
+  return `${kind}-${stamp}-${randomHex(4)}`;
 }
 
 export function parseRunId(input: string): string {
@@ -17,5 +17,5 @@ export function parseRunId(input: string): string {
 }
 
 export function newToken(): string {
-  return randomBytes(16).toString("hex");
+  return randomHex(16);
 }

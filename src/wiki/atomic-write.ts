@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomHex } from "../core/crypto.js";
 import { closeSync, fsyncSync, openSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 
@@ -9,7 +9,7 @@ import { basename, dirname, join } from "node:path";
  */
 export function writeFileAtomic(path: string, content: string): void {
   const dir = dirname(path);
-  const temp = join(dir, `.${basename(path)}.${randomBytes(8).toString("hex")}.tmp`);
+  const temp = join(dir, `.${basename(path)}.${randomHex(8)}.tmp`);
   let fd: number | undefined;
   try {
     fd = openSync(temp, "wx", existingMode(path) ?? 0o666);

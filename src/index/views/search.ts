@@ -47,6 +47,8 @@ interface Row {
   topics_json: string;
   sid?: number;
   heading?: string;
+  /** The matched section's text, for the excerpt. */
+  body?: string | null;
 }
 
 export function searchPages(ctx: SearchContext, request: SearchRequest): SearchResult {
@@ -68,7 +70,6 @@ export function searchPages(ctx: SearchContext, request: SearchRequest): SearchR
     ({ rows, total } = rankedPages(ctx, tokens, filter, limit));
   }
   trace("search: rows");
-  const bodies = tokens.length > 0 ? sectionBodies(db, rows) : new Map<number, string>();
   const excerpt = tokens.length > 0 ? excerpter(tokens) : null;
   const hits = rows.map((row) => ({
     slug: row.slug,
@@ -78,80 +79,45 @@ export function searchPages(ctx: SearchContext, request: SearchRequest): SearchR
     updated_at: row.updated_at,
     topics: JSON.parse(row.topics_json) as string[],
     matched_heading: row.heading ?? null,
-    excerpt: row.sid !== undefined && excerpt ? excerpt(bodies.get(row.sid) ?? "") : null,
+    excerpt: row.sid !== undefined && excerpt ? excerpt(row.body ?? "") : null,
   }));
   return { hits, total };
 }
 
 /**
- * Text mode. FTS5 scores every matching section (BM25: title 5, heading 3, body 1);
- * the best section of each page represents it. Section rowids encode their page, so the
- * grouping needs no join, and page rows are read only for the pages that are returned.
+ * Text mode, in one statement. FTS5 scores every matching section (BM25: title 5,
+ * heading 3, body 1), and the best section of each page represents it (ties: the earlier
+ * section). Section rowids encode their page, so grouping needs no join; page and heading
+ * rows are read only for pages that can make the cut (ties at the cut included, because
+ * recency and slug break them).
  */
 function rankedPages(ctx: SearchContext, tokens: string[], filter: Filter, limit: number): { rows: Row[]; total: number } {
-  const { db } = ctx;
   const match = tokens.map((t) => `"${t.replace(/"/g, '""')}"*`).join(" OR ");
-  const hits = db
-    .prepare("SELECT rowid, bm25(sections_fts, 5.0, 3.0, 1.0) FROM sections_fts WHERE sections_fts MATCH ?")
-    .raw()
-    .all(match) as [number, number][];
-  trace(`search: ${hits.length} section hits`);
-  // Best section per page: lower score wins, then the earlier section.
-  const bestRow = new Map<number, number>();
-  const bestScore = new Map<number, number>();
-  for (const [rowid, score] of hits) {
-    const page = Math.floor(rowid / SECTION_SLOTS);
-    const seen = bestScore.get(page);
-    if (seen === undefined || score < seen || (score === seen && rowid < bestRow.get(page)!)) {
-      bestScore.set(page, score);
-      bestRow.set(page, rowid);
-    }
-  }
-  let candidates = [...bestScore.keys()];
-  if (filter.active) {
-    const allowed = new Set(
-      db.prepare(`SELECT p.id FROM pages p WHERE ${filter.sql}`).pluck().all(...filter.params) as number[],
-    );
-    candidates = candidates.filter((page) => allowed.has(page));
-  }
-  const total = candidates.length;
-  // Only the best `limit` pages need their rows; ties at the cut are kept, because recency
-  // and slug break them below.
-  if (total > limit) {
-    const scores = Float64Array.from(candidates, (page) => bestScore.get(page)!).sort();
-    const cut = limit === 0 ? -Infinity : scores[limit - 1]!;
-    candidates = candidates.filter((page) => bestScore.get(page)! <= cut);
-  }
-  const ranked = candidates.map((page) => ({ page, rowid: bestRow.get(page)!, score: bestScore.get(page)! }));
-  trace(`search: ${ranked.length} pages ranked`);
-  const pages = new Map(
-    (
-      db
-        .prepare(
-          "SELECT id, slug, title, summary, rel_path, updated_at, topics_json FROM pages WHERE id IN (SELECT value FROM json_each(?))",
-        )
-        .all(JSON.stringify(ranked.map((r) => r.page))) as (Row & { id: number })[]
-    ).map((p) => [p.id, p]),
-  );
-  const headings = new Map(
-    (
-      db
-        .prepare("SELECT id, heading FROM sections WHERE id IN (SELECT value FROM json_each(?))")
-        .raw()
-        .all(JSON.stringify(ranked.map((r) => r.rowid))) as [number, string][]
-    ).map(([id, heading]) => [id, heading]),
-  );
-  const rows = ranked
-    .map((r) => ({ r, page: pages.get(r.page) }))
-    .filter((x): x is { r: (typeof ranked)[number]; page: Row & { id: number } } => x.page !== undefined)
-    .sort(
-      (a, b) =>
-        a.r.score - b.r.score ||
-        b.page.updated_at - a.page.updated_at ||
-        (a.page.slug < b.page.slug ? -1 : a.page.slug > b.page.slug ? 1 : 0),
+  const bounded = Number.isFinite(limit);
+  const take = bounded ? Math.max(limit, 1) : -1;
+  const rows = ctx.db
+    .prepare(
+      `WITH hits AS MATERIALIZED (
+         SELECT rowid AS sid, bm25(sections_fts, 5.0, 3.0, 1.0) AS score FROM sections_fts WHERE sections_fts MATCH ?
+       ),
+       best AS MATERIALIZED (
+         SELECT page, sid, score, count(*) OVER () AS total FROM (
+           SELECT sid / ${SECTION_SLOTS} AS page, sid, score,
+                  row_number() OVER (PARTITION BY sid / ${SECTION_SLOTS} ORDER BY score, sid) AS rn
+           FROM hits
+         )
+         WHERE rn = 1 ${filter.active ? `AND page IN (SELECT p.id FROM pages p WHERE ${filter.sql})` : ""}
+       )
+       SELECT p.slug, p.title, p.summary, p.rel_path, p.updated_at, p.topics_json, b.sid, coalesce(s.heading, '') AS heading, s.body, b.total
+       FROM best b JOIN pages p ON p.id = b.page LEFT JOIN sections s ON s.id = b.sid
+       ${bounded ? "WHERE b.score <= coalesce((SELECT score FROM best ORDER BY score LIMIT 1 OFFSET ?), 1e308)" : ""}
+       ORDER BY b.score, p.updated_at DESC, p.slug
+       LIMIT ?`,
     )
-    .map(({ r, page }) => ({ ...page, sid: r.rowid, heading: headings.get(r.rowid) ?? "" }));
-  return { rows: Number.isFinite(limit) ? rows.slice(0, limit) : rows, total };
+    .all(match, ...(filter.active ? filter.params : []), ...(bounded ? [take - 1] : []), take) as (Row & { total: number })[];
+  trace(`search: ${rows.length} pages ranked`);
+  const total = rows[0]?.total ?? 0;
+  return { rows: limit === 0 ? [] : rows, total };
 }
 
 interface Filter {
@@ -223,11 +189,3 @@ export function topicsFor(db: Db, slugs: string[]): Map<string, string[]> {
   return map;
 }
 
-function sectionBodies(db: Db, rows: Row[]): Map<number, string> {
-  const ids = rows.map((r) => r.sid).filter((id): id is number => id !== undefined);
-  if (ids.length === 0) return new Map();
-  const found = db
-    .prepare("SELECT id, body FROM sections WHERE id IN (SELECT value FROM json_each(?))")
-    .all(JSON.stringify(ids)) as { id: number; body: string }[];
-  return new Map(found.map((r) => [r.id, r.body]));
-}

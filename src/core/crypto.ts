@@ -1,0 +1,20 @@
+import { createRequire } from "node:module";
+import type * as NodeCrypto from "node:crypto";
+
+/**
+ * node:crypto, loaded on first use. Importing it costs a couple of milliseconds at
+ * start-up, and a read on an unchanged wiki never hashes or draws a random number.
+ */
+let loaded: typeof NodeCrypto | undefined;
+
+function crypto(): typeof NodeCrypto {
+  return (loaded ??= createRequire(import.meta.url)("node:crypto") as typeof NodeCrypto);
+}
+
+export function sha256Hex(data: string | Uint8Array): string {
+  return crypto().createHash("sha256").update(data).digest("hex");
+}
+
+export function randomHex(bytes: number): string {
+  return crypto().randomBytes(bytes).toString("hex");
+}
