@@ -18,15 +18,17 @@ const args = process.argv.slice(2);
 if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
   process.stdout.write(`codealmanac ${VERSION}\n`);
 } else if (args[0] === "__run-worker" || args[0] === "__run-executor") {
-  const { runBackground } = await import("./background.js");
-  process.exitCode = await runBackground(args);
+  void import("./background.js").then(async ({ runBackground }) => {
+    process.exitCode = await runBackground(args);
+  });
 } else {
-  const { main } = await import("./cli/main.js");
-  process.exitCode = await main(args);
-  // Leave as soon as the output is flushed: otherwise the module loader's pending file
-  // closes and idle handles hold the process open for several more milliseconds.
-  await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
-  process.exit();
+  void import("./cli/main.js").then(async ({ main }) => {
+    process.exitCode = await main(args);
+    // Leave as soon as the output is flushed: otherwise pending file closes and idle
+    // handles hold the process open for several more milliseconds.
+    await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
+    process.exit();
+  });
 }
 
 function flushed(stream: NodeJS.WriteStream): Promise<void> {

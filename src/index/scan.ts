@@ -51,8 +51,8 @@ export interface WikiScan {
   /** Runtime files or folders found directly in almanac/ (they belong under the state root). */
   runtimeEntries: string[];
   warnings: ScanWarning[];
-  /** Size and mtime pairs in walk order, for the next snapshot. */
-  stats: number[];
+  /** Size and mtime pairs in walk order, then topics.yaml's, for the next snapshot. */
+  stats: Float64Array;
 }
 
 /** Root-level folders that never hold pages: the packaged manual and legacy runtime state. */
@@ -66,48 +66,47 @@ const NO_THROW = { throwIfNoEntry: false } as const;
  */
 export function scanWiki(almanacPath: string, previous?: ScanSnapshot | null): WikiScan {
   const topicsStat = statOrNull(join(almanacPath, "topics.yaml"));
-  const rootReal = safeRealpath(almanacPath) ?? almanacPath;
+  const before = previous ? decodeStats(previous.stats) : null;
   const state: WalkState = {
-    rootReal,
+    rootReal: safeRealpath(almanacPath) ?? almanacPath,
     ancestors: new Set(),
     linkedDirs: new Set(),
     previous: previous ?? null,
-    previousStats: previous ? decodeStats(previous.stats) : null,
-    same: previous !== null && previous !== undefined,
-    relPaths: [],
-    stats: [],
+    before,
+    same: before !== null,
+    stats: new Float64Array(before ? before.length : 1024),
+    used: 0,
+    fileCount: 0,
     newest: topicsStat?.mtimeMs ?? 0,
     listings: {},
     runtimeEntries: [],
     warnings: [],
   };
   walk(state, almanacPath, "", false);
-  const count = state.relPaths.length;
-  const before = state.previousStats;
-  const topicsPair = [topicsStat?.size ?? -1, topicsStat?.mtimeMs ?? -1];
-  const matches =
-    state.same && before !== null && before.length === state.stats.length + 2 && before[count * 2] === topicsPair[0] && before[count * 2 + 1] === topicsPair[1];
-  const { relPaths, stats } = state;
+  record(state, topicsStat?.size ?? -1, topicsStat?.mtimeMs ?? -1);
+  const stats = state.stats.subarray(0, state.used);
+  const listings = state.listings;
   let files: Map<string, ScannedFile> | undefined;
   return {
     almanacPath,
-    listings: state.listings,
+    listings,
     get files() {
-      return (files ??= buildFiles(almanacPath, relPaths, stats));
+      return (files ??= filesOf(almanacPath, listings, stats));
     },
-    fileCount: count,
+    fileCount: state.fileCount,
     newestMtime: state.newest,
-    matchesSnapshot: matches,
+    matchesSnapshot: state.same && before !== null && before.length === stats.length,
     topicsStat,
     runtimeEntries: state.runtimeEntries,
     warnings: state.warnings,
-    stats: [...stats, ...topicsPair],
+    stats,
   };
 }
 
 /** The snapshot a later scan compares itself against. */
 export function snapshotOf(scan: WikiScan, checkedAt: number): ScanSnapshot {
-  return { checkedAt, folders: scan.listings, stats: Buffer.from(Float64Array.from(scan.stats).buffer).toString("base64") };
+  const { buffer, byteOffset, byteLength } = scan.stats;
+  return { checkedAt, folders: scan.listings, stats: Buffer.from(buffer, byteOffset, byteLength).toString("base64") };
 }
 
 function decodeStats(encoded: string): Float64Array | null {
@@ -119,12 +118,31 @@ function decodeStats(encoded: string): Float64Array | null {
   return out;
 }
 
-function buildFiles(almanacPath: string, relPaths: string[], stats: number[]): Map<string, ScannedFile> {
+/**
+ * The page files, rebuilt from the listings in the walk's own order: the walk itself
+ * keeps only numbers, so a read on an unchanged wiki builds no path strings at all.
+ */
+function filesOf(almanacPath: string, listings: Record<string, FolderListing>, stats: Float64Array): Map<string, ScannedFile> {
   const files = new Map<string, ScannedFile>();
-  for (let i = 0; i < relPaths.length; i++) {
-    const rel = relPaths[i]!;
-    files.set(rel, { relPath: rel, absPath: `${almanacPath}/${rel}`, size: stats[i * 2]!, mtimeMs: stats[i * 2 + 1]!, slug: slugOfScanned(rel) });
-  }
+  let slot = 0;
+  const replay = (relDir: string): void => {
+    const listing = listings[relDir];
+    if (!listing || listing.entries === "") return;
+    for (const entry of listing.entries.split("/")) {
+      const name = entry.slice(1);
+      const rel = relDir === "" ? name : `${relDir}/${name}`;
+      const kind = entry.charCodeAt(0);
+      if (kind === D || kind === LINKED_D) {
+        replay(rel);
+        continue;
+      }
+      const size = stats[slot]!;
+      const mtimeMs = stats[slot + 1]!;
+      slot += 2;
+      if (!Number.isNaN(size)) files.set(rel, { relPath: rel, absPath: `${almanacPath}/${rel}`, size, mtimeMs, slug: slugOfScanned(rel) });
+    }
+  };
+  replay("");
   return files;
 }
 
@@ -138,11 +156,13 @@ interface WalkState {
   /** Folders already entered through a symlink; each is expanded through links once, which bounds the walk. */
   linkedDirs: Set<string>;
   previous: ScanSnapshot | null;
-  previousStats: Float64Array | null;
+  before: Float64Array | null;
   /** Still identical to the previous snapshot, as far as the walk has got. */
   same: boolean;
-  relPaths: string[];
-  stats: number[];
+  /** Size and mtime of each page file in walk order (NaN for one that vanished), then topics.yaml's. */
+  stats: Float64Array;
+  used: number;
+  fileCount: number;
   newest: number;
   listings: Record<string, FolderListing>;
   runtimeEntries: string[];
@@ -190,34 +210,42 @@ function walk(state: WalkState, dir: string, relDir: string, viaLink: boolean): 
 const D = 100; // "d": a folder
 const LINKED_D = 68; // "D": a symlink to a folder inside almanac/
 
+/** Stats the listing's page files and walks its folders, in listing order. */
 function visit(state: WalkState, dir: string, relDir: string, entries: string): void {
   if (entries === "") return;
   for (const entry of entries.split("/")) {
     const name = entry.slice(1);
-    const rel = relDir === "" ? name : `${relDir}/${name}`;
-    const abs = `${dir}/${name}`;
     const kind = entry.charCodeAt(0);
     if (kind === D || kind === LINKED_D) {
-      walk(state, abs, rel, kind === LINKED_D);
+      walk(state, `${dir}/${name}`, relDir === "" ? name : `${relDir}/${name}`, kind === LINKED_D);
       continue;
     }
-    const s = statOrUndefined(abs);
+    const s = statOrUndefined(`${dir}/${name}`);
     if (!s || !s.isFile()) {
-      state.same = false;
+      record(state, NaN, NaN);
       continue;
     }
-    const i = state.stats.length;
-    const size = s.size;
-    const mtime = s.mtimeMs;
-    state.relPaths.push(rel);
-    state.stats.push(size, mtime);
-    if (mtime > state.newest) state.newest = mtime;
-    if (state.same) {
-      const before = state.previousStats;
-      if (before === null || before[i] !== size || before[i + 1] !== mtime) state.same = false;
-    }
+    state.fileCount++;
+    if (s.mtimeMs > state.newest) state.newest = s.mtimeMs;
+    record(state, s.size, s.mtimeMs);
   }
 }
+
+/** Appends one size and mtime pair, comparing it with the previous snapshot's pair at the same place. */
+function record(state: WalkState, size: number, mtimeMs: number): void {
+  const i = state.used;
+  if (i + 2 > state.stats.length) {
+    const grown = new Float64Array(state.stats.length * 2 + 2);
+    grown.set(state.stats);
+    state.stats = grown;
+  }
+  state.stats[i] = size;
+  state.stats[i + 1] = mtimeMs;
+  state.used = i + 2;
+  // NaN never equals anything: a file that vanished mid-walk always counts as a change.
+  if (state.same && (state.before === null || state.before[i] !== size || state.before[i + 1] !== mtimeMs)) state.same = false;
+}
+
 /** Reads a folder: page files and subfolders, sorted, with symlinks resolved and checked. */
 function readListing(state: WalkState, dir: string, relDir: string, mtimeMs: number): FolderListing | null {
   let dirents;
