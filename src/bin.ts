@@ -1,8 +1,12 @@
 #!/usr/bin/env node
 // Entry point for both `codealmanac` and `ca`. `--version` answers without loading
 // anything else; every other command loads the CLI lazily.
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { VERSION } from "./core/version.js";
 import { trace } from "./core/trace.js";
+import { statePaths } from "./core/paths.js";
+import { enableCompileCache, type CompileCache } from "./core/compile-cache.js";
 
 trace("bin started");
 
@@ -18,17 +22,34 @@ const args = process.argv.slice(2);
 if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
   process.stdout.write(`codealmanac ${VERSION}\n`);
 } else if (args[0] === "__run-worker" || args[0] === "__run-executor") {
+  const cache = compileCache();
   void import("./background.js").then(async ({ runBackground }) => {
     process.exitCode = await runBackground(args);
+    saveCompileCache(cache);
   });
 } else {
+  const cache = compileCache();
   void import("./cli/main.js").then(async ({ main }) => {
     process.exitCode = await main(args);
     // Leave as soon as the output is flushed: otherwise pending file closes and idle
     // handles hold the process open for several more milliseconds.
     await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
+    saveCompileCache(cache);
     process.exit();
   });
+}
+
+/** Installed before the first chunk loads; CODEALMANAC_NO_COMPILE_CACHE=1 turns it off. */
+function compileCache(): CompileCache | null {
+  if (process.env.CODEALMANAC_NO_COMPILE_CACHE === "1") return null;
+  const chunksDir = join(dirname(fileURLToPath(import.meta.url)), "chunks");
+  return enableCompileCache({ chunksDir, cacheRoot: statePaths().cache, version: VERSION });
+}
+
+function saveCompileCache(cache: CompileCache | null): void {
+  if (!cache) return;
+  const { used, written } = cache.save();
+  trace(`compile cache: ${used} chunks from the cache, ${written} written`);
 }
 
 function flushed(stream: NodeJS.WriteStream): Promise<void> {

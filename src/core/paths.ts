@@ -9,6 +9,8 @@ export interface StatePaths {
   repos: string;
   logs: string;
   runLogs: string;
+  /** Disposable caches, such as compiled code. */
+  cache: string;
 }
 
 export function statePaths(env: NodeJS.ProcessEnv = process.env): StatePaths {
@@ -21,6 +23,7 @@ export function statePaths(env: NodeJS.ProcessEnv = process.env): StatePaths {
     repos: join(root, "repos"),
     logs: join(root, "logs"),
     runLogs: join(root, "logs", "runs"),
+    cache: join(root, "cache"),
   };
 }
 
