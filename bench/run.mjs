@@ -31,6 +31,8 @@ import { benchQueue } from "./queue.mjs";
 const GENERATOR = fileURLToPath(new URL("./generate-wiki.mjs", import.meta.url));
 
 const MB = 1024 * 1024;
+/** Set to 1 in the runner's environment to measure without the CLI's V8 code cache. */
+const COMPILE_CACHE_SWITCH = "CODEALMANAC_NO_COMPILE_CACHE";
 const round1 = (x) => Math.round(x * 10) / 10;
 const round2 = (x) => Math.round(x * 100) / 100;
 const log = (msg) => process.stderr.write(`[bench] ${msg}\n`);
@@ -225,9 +227,10 @@ function createContext(opts) {
   writeFileSync(preload, PRELOAD);
 
   // One clean environment for every child: temporary HOME, no inherited CodeAlmanac
-  // or Node settings, and the RSS preload.
+  // or Node settings (except the switch that measures cold compilation), and the RSS preload.
   const baseEnv = { ...process.env };
   for (const key of Object.keys(baseEnv)) {
+    if (key === COMPILE_CACHE_SWITCH) continue;
     if (key.startsWith("CODEALMANAC_") || key === "NODE_OPTIONS" || key.startsWith("XDG_")) delete baseEnv[key];
   }
   Object.assign(baseEnv, {
@@ -700,7 +703,11 @@ export async function main(argv = process.argv.slice(2)) {
         memory_gb: round1(totalmem() / 1024 ** 3),
         load_avg: load,
       },
-      cli: { path: cli.startsWith(process.cwd() + "/") ? relative(process.cwd(), cli) : cli, version },
+      cli: {
+        path: cli.startsWith(process.cwd() + "/") ? relative(process.cwd(), cli) : cli,
+        version,
+        compile_cache: process.env[COMPILE_CACHE_SWITCH] !== "1",
+      },
       options: {
         runs: opts.runs,
         build_runs: opts.buildRuns,
