@@ -18,7 +18,7 @@ export interface ScanWarning {
 /** A folder's page files and subfolders as the walk saw them, with the folder's mtime. */
 export interface FolderListing {
   mtimeMs: number;
-  /** Sorted names joined by "/" (which no name contains), each prefixed `d` (folder) or `f` (page file). */
+  /** Sorted names joined by "/" (which no name contains), each prefixed `d` (folder), `D` (symlink to a folder) or `f` (page file). */
   entries: string;
   /** Set on folders holding symlinks: their targets may change without the folder, so they are always read again. */
   reread?: true;
@@ -32,7 +32,7 @@ export interface FolderListing {
 export interface ScanSnapshot {
   checkedAt: number;
   folders: Record<string, FolderListing>;
-  /** Base64 of a Float64Array: size, mtimeMs for each page file in walk order, then topics.yaml's (-1 when absent). */
+  /** Base64 of a Float64Array: size, mtimeMs for each page file in walk order (NaN for one that vanished mid-walk), then topics.yaml's (-1 when absent). */
   stats: string;
 }
 
