@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
-import { createHash } from "node:crypto";
 import { basename } from "node:path";
 import { titleForSlug } from "../core/kebab.js";
+import { sha256Hex } from "../core/crypto.js";
 import { emptyBody, parsePage, type ParsedPage } from "../wiki/page.js";
 import { findCycles, parseTopicsFile, type TopicDef } from "../wiki/topics-file.js";
 import { isLandingPath } from "../wiki/slug.js";
@@ -53,7 +53,7 @@ function parseFile(file: ScannedFile, knownHash?: string): ParsedFile {
     const code = (error as NodeJS.ErrnoException).code ?? "error";
     return skipped(file, "", "page_unreadable", `page could not be read (${code})`);
   }
-  const hash = knownHash ?? createHash("sha256").update(bytes).digest("hex");
+  const hash = knownHash ?? sha256Hex(bytes);
   if (looksBinary(bytes)) {
     return skipped(file, hash, "binary_page", "binary file named .md; not indexed");
   }

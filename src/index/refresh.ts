@@ -4,7 +4,7 @@ import type { Statement } from "better-sqlite3";
 import type { Db } from "../core/sqlite.js";
 import { trace } from "../core/trace.js";
 import { sha256Hex } from "../core/crypto.js";
-import { comparePaths, scanWiki, snapshotOf, type ScanSnapshot, type ScannedFile, type WikiScan } from "./scan.js";
+import { comparePaths, isRacy, scanWiki, snapshotOf, type ScanSnapshot, type ScannedFile, type WikiScan } from "./scan.js";
 import type { ParsedFile, PageParser } from "./parse-file.js";
 import type { BatchParser, ParseJob } from "./parse-pool.js";
 import { SECTION_SLOTS } from "./layout.js";
@@ -46,8 +46,6 @@ interface TopicsStamp {
   hash: string;
 }
 
-/** A file modified this close to when it was last checked may change again within the same mtime. */
-const RACY_WINDOW_MS = 2_000;
 /** The meta row holding the last refresh's ScanSnapshot. */
 const SNAPSHOT_KEY = "scan_snapshot";
 /** Slugs decided per batch, and batches parsed ahead of the writer. */
@@ -108,8 +106,6 @@ export class IndexWriter {
 
   private storeSnapshot(scan: WikiScan, now: number): void {
     writeMeta(this.options.db, SNAPSHOT_KEY, snapshotOf(scan, now));
-    // Freshness records of earlier versions (a digest and folder listings), replaced by the snapshot.
-    this.options.db.prepare("DELETE FROM meta WHERE key IN ('stat_signature', 'folder_listings')").run();
   }
 
   private async apply(scan: WikiScan, getParser: () => Promise<PageParser>, force: boolean): Promise<RefreshOutcome> {
@@ -470,10 +466,6 @@ function rebuildTopics(db: Db, parser: PageParser, almanacPath: string): void {
   }
   const adHoc = db.prepare("SELECT DISTINCT topic FROM page_topics").pluck().all() as string[];
   for (const slug of adHoc) ensure.run(slug, parser.titleForSlug(slug));
-}
-
-function isRacy(mtimeMs: number, checkedAt: number): boolean {
-  return mtimeMs + RACY_WINDOW_MS > checkedAt;
 }
 
 export function hashFile(path: string): string | null {

@@ -146,8 +146,12 @@ function filesOf(almanacPath: string, listings: Record<string, FolderListing>, s
   return files;
 }
 
-/** A folder changed this close to the previous scan may change again within the same mtime. */
-const RACY_FOLDER_MS = 2_000;
+/** A file or folder modified this close to when it was last checked may change again within the same mtime. */
+const RACY_WINDOW_MS = 2_000;
+
+export function isRacy(mtimeMs: number, checkedAt: number): boolean {
+  return mtimeMs + RACY_WINDOW_MS > checkedAt;
+}
 
 interface WalkState {
   rootReal: string;
@@ -193,7 +197,7 @@ function walk(state: WalkState, dir: string, relDir: string, viaLink: boolean): 
     const cached = state.previous?.folders[relDir];
     // The root is always read: it is where misplaced runtime files would show up.
     const replay =
-      relDir !== "" && cached !== undefined && !cached.reread && cached.mtimeMs === stats.mtimeMs && stats.mtimeMs + RACY_FOLDER_MS <= state.previous!.checkedAt;
+      relDir !== "" && cached !== undefined && !cached.reread && cached.mtimeMs === stats.mtimeMs && !isRacy(stats.mtimeMs, state.previous!.checkedAt);
     const listing = replay ? cached : readListing(state, dir, relDir, stats.mtimeMs);
     if (!listing) {
       state.same = false;

@@ -135,4 +135,11 @@ function recreate(db: Db): void {
   db.exec(SCHEMA);
 }
 
-export const indexMigrations: Migration[] = [{ version: 3, name: "index v3 (page ids in section rowids; bodies read from pages)", up: recreate }];
+export const indexMigrations: Migration[] = [
+  { version: 3, name: "index v3 (page ids in section rowids; bodies read from pages)", up: recreate },
+  {
+    version: 4,
+    name: "freshness from a scan snapshot (the digest and folder listings it replaces are dropped)",
+    up: (db) => db.exec("DELETE FROM meta WHERE key IN ('stat_signature', 'folder_listings')"),
+  },
+];

@@ -158,3 +158,22 @@ describe("incremental refresh", () => {
     expect(h.db.prepare("SELECT COUNT(*) FROM sections_fts").pluck().get()).toBe(3);
   });
 });
+
+describe("index schema", () => {
+  test("an index from the digest era loses only its digest and folder listings on upgrade", async () => {
+    h = harness({ "a.md": doc("A") });
+    await h.writer.refresh();
+    h.clock.now += 5_000;
+    await h.writer.refresh();
+    const file = h.db.name;
+    h.db.exec("INSERT INTO meta (key, value) VALUES ('stat_signature', '{}'), ('folder_listings', '{}'); PRAGMA user_version = 3;");
+    h.db.close();
+    const reopened = openDatabase(file, { migrations: indexMigrations, onNewerSchema: "recreate" });
+    h.db = reopened;
+    const keys = reopened.prepare("SELECT key FROM meta ORDER BY key").pluck().all();
+    expect(keys).not.toContain("stat_signature");
+    expect(keys).not.toContain("folder_listings");
+    expect(keys).toContain("scan_snapshot");
+    expect(reopened.prepare("SELECT COUNT(*) FROM pages").pluck().get()).toBe(2);
+  });
+});

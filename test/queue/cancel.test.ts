@@ -1,24 +1,19 @@
 import { afterEach, describe, expect, onTestFinished, test } from "vitest";
 import { spawn } from "node:child_process";
 import { join } from "node:path";
-import { sandbox, waitFor, writeWiki, type Sandbox } from "../support/cli.js";
+import { sandbox, waitFor, type Sandbox } from "../support/cli.js";
 import { readProcessStartTime } from "../../src/core/processes/index.js";
-import { events, holdQueue, processAlive, readRun, waitForExits, waitForFile, waitForIdle, waitForStatus, writeDb, garden } from "./support.js";
+import { emptyRepo, events, garden, parkedRun, processAlive, readRun, runWithGrandchild, waitForFile, waitForIdle, waitForStatus, writeDb } from "./support.js";
 
 let box: Sandbox;
 // Sandbox cleanup kills every process that carries the sandbox's state directory.
 afterEach(() => box?.cleanup());
 
-
-
 describe("cancellation", () => {
   test("a queued run is cancelled atomically and a second cancel changes nothing", async () => {
     box = sandbox();
-    const root = writeWiki(join(box.dir, "repo"), {});
-    box.run(["jobs"]);
-    holdQueue(box);
-    const run = garden(box, root);
-    await waitForExits([run.child_pid]);
+    const root = emptyRepo(box);
+    const run = await parkedRun(box, root);
     const first = box.run(["jobs", "cancel", run.run_id, "--json"]);
     expect(first.code).toBe(0);
     expect(first.json()).toMatchObject({ changed: true, record: { run_id: run.run_id, status: "cancelled" } });
@@ -29,11 +24,8 @@ describe("cancellation", () => {
 
   test("a running run is cancelled with its whole tree, including a grandchild in its own session", async () => {
     box = sandbox();
-    const root = writeWiki(join(box.dir, "repo"), {});
-    const grandchildFile = join(box.dir, "grandchild.pid");
-    const run = garden(box, root, { FAKE_CLAUDE_SCENARIO: "spawn-grandchild", FAKE_CLAUDE_GRANDCHILD_PID_FILE: grandchildFile });
-    const grandchild = Number(await waitForFile(grandchildFile));
-    const executor = (await waitForStatus(box, run.run_id, ["running"])).executor_pid!;
+    const root = emptyRepo(box);
+    const { run, grandchild, executor } = await runWithGrandchild(box, root);
     const result = box.run(["jobs", "cancel", run.run_id]);
     expect(result.stderr).toBe("");
     expect(result.stdout).toBe(`cancelled ${run.run_id}\n`);
@@ -49,7 +41,7 @@ describe("cancellation", () => {
 
   test("an agent that ignores SIGTERM is killed after the grace period", async () => {
     box = sandbox();
-    const root = writeWiki(join(box.dir, "repo"), {});
+    const root = emptyRepo(box);
     const started = join(box.dir, "agent.pid");
     const run = garden(box, root, { FAKE_CLAUDE_SCENARIO: "ignore-sigterm", FAKE_CLAUDE_STARTED_FILE: started });
     const agent = Number(await waitForFile(started));
@@ -61,11 +53,8 @@ describe("cancellation", () => {
 
   test("cancellation is refused for a reused pid and the stranger is never signalled", async () => {
     box = sandbox();
-    const root = writeWiki(join(box.dir, "repo"), {});
-    box.run(["jobs"]);
-    holdQueue(box);
-    const run = garden(box, root);
-    await waitForExits([run.child_pid]);
+    const root = emptyRepo(box);
+    const run = await parkedRun(box, root);
     // Not a sandbox process, so the sandbox cleanup would not reach it: killed at the end.
     const stranger = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
     onTestFinished(() => void stranger.kill("SIGKILL"));
@@ -92,7 +81,7 @@ describe("cancellation", () => {
 
   test("a canceller SIGKILLed between the stop and the final write still ends in cancelled", async () => {
     box = sandbox();
-    const root = writeWiki(join(box.dir, "repo"), {});
+    const root = emptyRepo(box);
     const started = join(box.dir, "agent.pid");
     const run = garden(box, root, { FAKE_CLAUDE_SCENARIO: "hang", FAKE_CLAUDE_STARTED_FILE: started });
     await waitForFile(started);
@@ -107,7 +96,7 @@ describe("cancellation", () => {
 
   test("a canceller SIGKILLed right after recording intent: the worker carries the cancellation out", async () => {
     box = sandbox({ CODEALMANAC_TEST_WORKER_TIMING: JSON.stringify({ abandonedCancelMs: 1_000 }) });
-    const root = writeWiki(join(box.dir, "repo"), {});
+    const root = emptyRepo(box);
     const started = join(box.dir, "agent.pid");
     const run = garden(box, root, { FAKE_CLAUDE_SCENARIO: "hang", FAKE_CLAUDE_STARTED_FILE: started });
     const agent = Number(await waitForFile(started));

@@ -1,20 +1,33 @@
 import { afterEach, describe, expect, test } from "vitest";
 import { join } from "node:path";
 import { writeFileSync, mkdirSync } from "node:fs";
-import { sandbox, writeWiki, type Sandbox } from "../support/cli.js";
-import { allRuns, events, processAlive, readRun, waitForExits, waitForFile, waitForIdle, waitForStatus, workerLog, writeDb, garden } from "./support.js";
-import { waitFor } from "../support/cli.js";
+import { sandbox, waitFor, type Sandbox } from "../support/cli.js";
+import {
+  allRuns,
+  emptyRepo,
+  events,
+  garden,
+  parkedRun,
+  processAlive,
+  readRun,
+  releaseQueue,
+  runWithGrandchild,
+  waitForExits,
+  waitForFile,
+  waitForIdle,
+  waitForStatus,
+  workerLog,
+  writeDb,
+} from "./support.js";
 
 let box: Sandbox;
 // Sandbox cleanup kills every process that carries the sandbox's state directory.
 afterEach(() => box?.cleanup());
 
-
-
 describe("crashes", () => {
   test("a SIGKILLed worker's lock is taken at once; its live executor is adopted, not doubled", async () => {
     box = sandbox();
-    const root = writeWiki(join(box.dir, "repo"), {});
+    const root = emptyRepo(box);
     const started = join(box.dir, "agent-started");
     const first = garden(box, root, { FAKE_CLAUDE_STARTED_FILE: started, FAKE_CLAUDE_DELAY_MS: "1500" });
     await waitForFile(started);
@@ -36,11 +49,8 @@ describe("crashes", () => {
 
   test("a SIGKILLed executor's agent tree is killed and the run fails naming the executor", async () => {
     box = sandbox();
-    const root = writeWiki(join(box.dir, "repo"), {});
-    const grandchildFile = join(box.dir, "grandchild.pid");
-    const run = garden(box, root, { FAKE_CLAUDE_SCENARIO: "spawn-grandchild", FAKE_CLAUDE_GRANDCHILD_PID_FILE: grandchildFile });
-    const grandchild = Number(await waitForFile(grandchildFile));
-    const executor = (await waitForStatus(box, run.run_id, ["running"])).executor_pid!;
+    const root = emptyRepo(box);
+    const { run, grandchild, executor } = await runWithGrandchild(box, root);
     process.kill(executor, "SIGKILL");
     const failed = await waitForStatus(box, run.run_id, ["failed"]);
     expect(failed.failure_category).toBe("internal_error");
@@ -50,11 +60,8 @@ describe("crashes", () => {
 
   test("when worker and executor both die, the next `jobs` read terminalizes the run and kills the agent", async () => {
     box = sandbox();
-    const root = writeWiki(join(box.dir, "repo"), {});
-    const grandchildFile = join(box.dir, "grandchild.pid");
-    const run = garden(box, root, { FAKE_CLAUDE_SCENARIO: "spawn-grandchild", FAKE_CLAUDE_GRANDCHILD_PID_FILE: grandchildFile });
-    const grandchild = Number(await waitForFile(grandchildFile));
-    const executor = (await waitForStatus(box, run.run_id, ["running"])).executor_pid!;
+    const root = emptyRepo(box);
+    const { run, grandchild, executor } = await runWithGrandchild(box, root);
     process.kill(run.child_pid, "SIGKILL");
     process.kill(executor, "SIGKILL");
     await waitForExits([run.child_pid, executor]);
@@ -72,7 +79,7 @@ describe("crashes", () => {
     box = sandbox();
     mkdirSync(box.state, { recursive: true });
     writeFileSync(join(box.state, "config.toml"), '[runs]\ntimeout = "2s"\n');
-    const root = writeWiki(join(box.dir, "repo"), {});
+    const root = emptyRepo(box);
     const started = join(box.dir, "agent.pid");
     const run = garden(box, root, { FAKE_CLAUDE_SCENARIO: "ignore-sigterm", FAKE_CLAUDE_STARTED_FILE: started });
     const agent = Number(await waitForFile(started));
@@ -85,13 +92,10 @@ describe("crashes", () => {
 
   test("a malformed spec fails its own run and the worker drains the rest", async () => {
     box = sandbox();
-    const root = writeWiki(join(box.dir, "repo"), {});
-    box.run(["jobs"]);
-    const { holdQueue, releaseQueue, writeDb } = await import("./support.js");
-    holdQueue(box);
-    const bad = garden(box, root);
+    const root = emptyRepo(box);
+    const bad = await parkedRun(box, root);
     const good = garden(box, root);
-    await waitForExits([bad.child_pid, good.child_pid]);
+    await waitForExits([good.child_pid]);
     writeDb(box, (db) => db.prepare("UPDATE runs SET spec_json = '{not json' WHERE run_id = ?").run(bad.run_id));
     releaseQueue(box);
     box.run(["jobs"]);
@@ -104,7 +108,7 @@ describe("crashes", () => {
 describe("a stalled worker", () => {
   test("a worker stopped past stale_after loses the lock and never claims again once resumed", async () => {
     box = sandbox({ CODEALMANAC_TEST_WORKER_TIMING: JSON.stringify({ staleAfterMs: 1_000, heartbeatMs: 200 }) });
-    const root = writeWiki(join(box.dir, "repo"), {});
+    const root = emptyRepo(box);
     const started = join(box.dir, "agent-started");
     const first = garden(box, root, { FAKE_CLAUDE_STARTED_FILE: started, FAKE_CLAUDE_DELAY_MS: "2500" });
     await waitForFile(started);

@@ -1,9 +1,8 @@
 import { afterEach, describe, expect, test } from "vitest";
 import { join } from "node:path";
 import { readFileSync } from "node:fs";
-import { BIN, page, sandbox, writeWiki, type Sandbox } from "../support/cli.js";
-import { ROOT } from "../support/cli.js";
-import { allRuns, events, holdQueue, waitForExits, readRun, releaseQueue, waitForFile, waitForIdle, waitForStatus, workerLog, type Receipt } from "./support.js";
+import { BIN, ROOT, page, sandbox, writeWiki, type Sandbox } from "../support/cli.js";
+import { allRuns, events, holdQueue, parkedRuns, waitForExits, readRun, releaseQueue, waitForFile, waitForIdle, waitForStatus, workerLog, type Receipt } from "./support.js";
 
 let box: Sandbox;
 afterEach(() => box?.cleanup());
@@ -13,7 +12,6 @@ function repo(b: Sandbox): string {
     "notes.md": page({ title: "Notes", summary: "Raw notes", topics: ["concepts"], sources: [], body: "# Notes\n\nSome notes." }),
   });
 }
-
 
 describe("queue drain", () => {
   test("ingest queues a durable run, returns at once, and a detached worker runs the agent", async () => {
@@ -90,11 +88,8 @@ describe("queue drain", () => {
   test("runs are claimed first in, first out", async () => {
     box = sandbox();
     const root = repo(box);
-    box.run(["jobs"]);
-    holdQueue(box);
-    const receipts = [1, 2, 3, 4].map(() => box.run(["garden", "--using", "claude", "--json"], { cwd: root }).json<Receipt>());
+    const receipts = await parkedRuns(box, root, 4);
     const ids = receipts.map((r) => r.run_id);
-    await waitForExits(receipts.map((r) => r.child_pid));
     releaseQueue(box);
     box.run(["jobs"]);
     await waitForIdle(box);

@@ -1,8 +1,7 @@
 import { afterEach, describe, expect, test } from "vitest";
 import { spawn } from "node:child_process";
-import { join } from "node:path";
-import { BIN, sandbox, writeWiki, type Sandbox } from "../support/cli.js";
-import { holdQueue, readRun, waitForExits, waitForIdle, waitForStatus, writeDb, garden as queueGarden } from "./support.js";
+import { BIN, sandbox, type Sandbox } from "../support/cli.js";
+import { emptyRepo, parkedRun, parkedRuns, readRun, waitForIdle, waitForStatus, writeDb, garden as queueGarden } from "./support.js";
 
 let box: Sandbox;
 afterEach(() => box?.cleanup());
@@ -30,7 +29,7 @@ const RUN_FIELDS = [
 ];
 
 function setup(b: Sandbox) {
-  const root = writeWiki(join(b.dir, "repo"), {});
+  const root = emptyRepo(b);
   return { root, garden: (env: NodeJS.ProcessEnv = {}) => queueGarden(b, root, env) };
 }
 
@@ -70,11 +69,8 @@ describe("jobs", () => {
 
   test("filters: --wiki, --status, --kind, --limit and --all", async () => {
     box = sandbox();
-    const { garden } = setup(box);
-    box.run(["jobs"]);
-    holdQueue(box);
-    const runs = [garden(), garden(), garden()];
-    await waitForExits(runs.map((r) => r.child_pid));
+    const { root } = setup(box);
+    const runs = await parkedRuns(box, root, 3);
     box.run(["jobs", "cancel", runs[0]!.run_id]);
     const ids = (args: string[]) => box.run(["jobs", ...args, "--json"]).json<{ run_id: string }[]>().map((r) => r.run_id);
     expect(ids([])).toEqual(runs.map((r) => r.run_id).reverse());
@@ -131,11 +127,8 @@ describe("jobs", () => {
   for (const mode of ["human", "json"] as const) {
     test(`Ctrl-C detaches from attach without touching the run (${mode})`, async () => {
       box = sandbox();
-      const { garden } = setup(box);
-      box.run(["jobs"]);
-      holdQueue(box);
-      const run = garden();
-      await waitForExits([run.child_pid]);
+      const { root } = setup(box);
+      const run = await parkedRun(box, root);
       const args = [BIN, "jobs", "attach", run.run_id, ...(mode === "json" ? ["--json"] : [])];
       const child = spawn(process.execPath, args, { cwd: box.dir, env: box.env, stdio: ["ignore", "pipe", "pipe"] });
       let stdout = "";
@@ -182,11 +175,8 @@ describe("jobs", () => {
 
   test("forget refuses while a repository has active jobs", async () => {
     box = sandbox();
-    const { garden } = setup(box);
-    box.run(["jobs"]);
-    holdQueue(box);
-    const run = garden();
-    await waitForExits([run.child_pid]);
+    const { root } = setup(box);
+    const run = await parkedRun(box, root);
     const refused = box.run(["forget", "repo"]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/repo has 1 queued or running job/);

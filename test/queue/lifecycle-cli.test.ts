@@ -1,13 +1,12 @@
 import { afterEach, describe, expect, test } from "vitest";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { sandbox, writeWiki, type Sandbox } from "../support/cli.js";
-import { events, holdQueue, readRun, releaseQueue, waitForExits, waitForFile, waitForIdle, waitForStatus, type Receipt } from "./support.js";
+import { sandbox, type Sandbox } from "../support/cli.js";
+import { emptyRepo, events, holdQueue, readRun, releaseQueue, waitForExits, waitForFile, waitForIdle, waitForStatus, type Receipt } from "./support.js";
 
 let box: Sandbox;
 // Sandbox cleanup kills every process that carries the sandbox's state directory.
 afterEach(() => box?.cleanup());
-
 
 describe("init", () => {
   test("scaffolds a valid starter wiki, registers it under a kebab-case name and queues the build", async () => {
@@ -106,7 +105,7 @@ describe("init", () => {
 describe("ingest and garden", () => {
   test("ingest resolves paths against the cwd at queue time and refuses paths outside the repository", async () => {
     box = sandbox();
-    const root = writeWiki(join(box.dir, "repo"), {});
+    const root = emptyRepo(box);
     mkdirSync(join(root, "docs"));
     writeFileSync(join(root, "docs", "design.md"), "# Design\n");
     const promptFile = join(box.dir, "prompt.txt");
@@ -136,7 +135,7 @@ describe("ingest and garden", () => {
 
   test("a cancelled queued run is skipped by the worker and never reaches the agent", async () => {
     box = sandbox();
-    const root = writeWiki(join(box.dir, "repo"), {});
+    const root = emptyRepo(box);
     const log = join(box.dir, "invocations.jsonl");
     box.run(["jobs"]);
     holdQueue(box);
@@ -155,7 +154,7 @@ describe("ingest and garden", () => {
 
   test("after a running run is cancelled the worker goes on with the next one", async () => {
     box = sandbox();
-    const root = writeWiki(join(box.dir, "repo"), {});
+    const root = emptyRepo(box);
     const started = join(box.dir, "agent.pid");
     const a = box
       .run(["garden", "--using", "claude", "--guidance", "fake-scenario: hang", "--json"], {

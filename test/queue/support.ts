@@ -2,7 +2,7 @@ import Database from "better-sqlite3";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { readProcessStartTime } from "../../src/core/processes/index.js";
-import { waitFor, type Sandbox } from "../support/cli.js";
+import { waitFor, writeWiki, type Sandbox } from "../support/cli.js";
 
 export interface RunRow {
   run_id: string;
@@ -19,37 +19,34 @@ export interface RunRow {
 }
 
 /** Reads the state database directly: polling it has no side effects (unlike `jobs`). */
-export function readRun(box: Sandbox, runId: string): RunRow | undefined {
+function readState<T>(box: Sandbox, read: (db: Database.Database) => T): T {
   const db = new Database(join(box.state, "codealmanac.db"), { readonly: true, fileMustExist: true });
   try {
     db.pragma("busy_timeout = 5000");
-    return db.prepare("SELECT * FROM runs WHERE run_id = ?").get(runId) as RunRow | undefined;
+    return read(db);
   } finally {
     db.close();
   }
+}
+
+export function readRun(box: Sandbox, runId: string): RunRow | undefined {
+  return readState(box, (db) => db.prepare("SELECT * FROM runs WHERE run_id = ?").get(runId) as RunRow | undefined);
 }
 
 export function allRuns(box: Sandbox): RunRow[] {
-  const db = new Database(join(box.state, "codealmanac.db"), { readonly: true, fileMustExist: true });
-  try {
-    db.pragma("busy_timeout = 5000");
-    return db.prepare("SELECT * FROM runs ORDER BY seq").all() as RunRow[];
-  } finally {
-    db.close();
-  }
+  return readState(box, (db) => db.prepare("SELECT * FROM runs ORDER BY seq").all() as RunRow[]);
 }
 
 export function events(box: Sandbox, runId: string): { seq: number; kind: string; message: string }[] {
-  const db = new Database(join(box.state, "codealmanac.db"), { readonly: true, fileMustExist: true });
-  try {
-    return db.prepare("SELECT seq, kind, message FROM run_events WHERE run_id = ? ORDER BY seq").all(runId) as {
-      seq: number;
-      kind: string;
-      message: string;
-    }[];
-  } finally {
-    db.close();
-  }
+  return readState(
+    box,
+    (db) =>
+      db.prepare("SELECT seq, kind, message FROM run_events WHERE run_id = ? ORDER BY seq").all(runId) as {
+        seq: number;
+        kind: string;
+        message: string;
+      }[],
+  );
 }
 
 export function writeDb(box: Sandbox, work: (db: Database.Database) => void): void {
@@ -111,12 +108,7 @@ export async function waitForIdle(box: Sandbox, timeoutMs = 60_000): Promise<voi
     () => {
       const runs = allRuns(box);
       if (runs.some((r) => r.status === "queued" || r.status === "running")) return false;
-      const db = new Database(join(box.state, "codealmanac.db"), { readonly: true });
-      try {
-        return db.prepare("SELECT 1 FROM worker_lock").get() === undefined;
-      } finally {
-        db.close();
-      }
+      return readState(box, (db) => db.prepare("SELECT 1 FROM worker_lock").get() === undefined);
     },
     timeoutMs,
     "the queue to become idle",
@@ -140,4 +132,34 @@ export interface Receipt {
 /** Queues a garden run with the (fake) claude agent; `env` reaches the worker it spawns. */
 export function garden(box: Sandbox, root: string, env: NodeJS.ProcessEnv = {}, extra: string[] = []): Receipt {
   return box.run(["garden", "--using", "claude", ...extra, "--json"], { cwd: root, env }).json<Receipt>();
+}
+
+/** An initialized wiki without pages at `<sandbox>/repo`. */
+export function emptyRepo(box: Sandbox): string {
+  return writeWiki(join(box.dir, "repo"), {});
+}
+
+/**
+ * Queues `count` garden runs that stay queued: the state database is created and the
+ * queue parked first, and the workers the producers spawn have already exited.
+ */
+export async function parkedRuns(box: Sandbox, root: string, count = 1, env: NodeJS.ProcessEnv = {}): Promise<Receipt[]> {
+  box.run(["jobs"]);
+  holdQueue(box);
+  const runs = Array.from({ length: count }, () => garden(box, root, env));
+  await waitForExits(runs.map((r) => r.child_pid));
+  return runs;
+}
+
+export async function parkedRun(box: Sandbox, root: string, env: NodeJS.ProcessEnv = {}): Promise<Receipt> {
+  return (await parkedRuns(box, root, 1, env))[0]!;
+}
+
+/** A running garden run whose agent has started a grandchild in a session of its own. */
+export async function runWithGrandchild(box: Sandbox, root: string): Promise<{ run: Receipt; grandchild: number; executor: number }> {
+  const grandchildFile = join(box.dir, "grandchild.pid");
+  const run = garden(box, root, { FAKE_CLAUDE_SCENARIO: "spawn-grandchild", FAKE_CLAUDE_GRANDCHILD_PID_FILE: grandchildFile });
+  const grandchild = Number(await waitForFile(grandchildFile));
+  const executor = (await waitForStatus(box, run.run_id, ["running"])).executor_pid!;
+  return { run, grandchild, executor };
 }
