@@ -1,5 +1,4 @@
-import { accessSync, constants } from "node:fs";
-import { delimiter, join } from "node:path";
+import { join } from "node:path";
 import { statePaths, type StatePaths } from "./core/paths.js";
 import { trace } from "./core/trace.js";
 import { openDatabase, type Db } from "./core/sqlite.js";
@@ -11,7 +10,8 @@ import { RunStore } from "./runs/store.js";
 import { LockStore } from "./runs/lock-store.js";
 import { IndexService } from "./index/service.js";
 import type { OrganizeService } from "./index/organize.js";
-import type { Config, HarnessName } from "./config/config.js";
+import type { Config } from "./config/config.js";
+import type { CommandRunner } from "./core/command.js";
 import { hooksFromEnv, type Hooks } from "./queue/hooks.js";
 import { DEFAULT_WORKER_CONFIG, type ProcessControl, type Spawner, type WorkerTiming } from "./queue/ports.js";
 import type { ProducerDeps } from "./queue/producer.js";
@@ -19,6 +19,8 @@ import type { QueueWorker } from "./queue/worker.js";
 import type { ExecutorDeps } from "./queue/executor.js";
 import type { JobsService } from "./queue/jobs.js";
 import type { LifecycleService } from "./lifecycle/service.js";
+import type { RunMaterials } from "./lifecycle/runner.js";
+import type { SourcesService } from "./sources/service.js";
 
 export interface AppOptions {
   env: NodeJS.ProcessEnv;
@@ -148,9 +150,24 @@ export class App {
       repositories: this.repositories,
       producer,
       config: () => config,
-      installedHarnesses: () => installedHarnesses(this.options.env),
+      env: this.options.env,
+      resolveSources: async (inputs, context) => {
+        const sources = await (await this.sources()).resolve(inputs, context);
+        // Paths are shown as the repository sees them, whatever folder the user typed them in.
+        const labels = sources.map((ref) => (ref.display !== undefined ? `${ref.display}${ref.kind === "folder" && ref.display !== "." ? "/" : ""}` : ref.address));
+        return { sources, labels };
+      },
       scaffold: scaffoldWiki,
     });
+  }
+
+  async commands(): Promise<CommandRunner> {
+    return (await import("./core/exec.js")).runCommand;
+  }
+
+  async sources(): Promise<SourcesService> {
+    const [{ SourcesService }, run] = await Promise.all([import("./sources/service.js"), this.commands()]);
+    return this.once("sources", () => new SourcesService({ run, env: this.options.env }));
   }
 
   async jobs(): Promise<JobsService> {
@@ -164,6 +181,7 @@ export class App {
       now: this.now,
       log: (line) => this.log(line),
       cancelGraceMs: this.timing.cancelGraceMs,
+      runsDir: this.paths.runs,
     });
   }
 
@@ -190,16 +208,19 @@ export class App {
       now: this.now,
       log: (line) => this.log(line),
       operations: async () => {
-        const [{ LifecycleRunner }, { createClaudeAdapter }, { runTimeoutMs }] = await Promise.all([
+        const [{ LifecycleRunner }, { loadAdapter }, { runTimeoutMs }, commands] = await Promise.all([
           import("./lifecycle/runner.js"),
-          import("./harnesses/claude/adapter.js"),
+          import("./harnesses/registry.js"),
           this.config(),
+          this.commands(),
         ]);
-        const claude = createClaudeAdapter();
         return new LifecycleRunner({
           runs: this.runs,
           index: this.index,
-          harness: (kind) => (kind === "claude" ? claude : null),
+          harness: loadAdapter,
+          materials: this.runMaterials(commands),
+          commands,
+          runDir: (runId) => join(this.paths.runs, runId),
           now: this.now,
           log: (line) => this.log(line),
           env: this.options.env,
@@ -209,25 +230,43 @@ export class App {
     };
   }
 
+  /** Each operation's material loads only when a run of that kind needs it. */
+  private runMaterials(commands: CommandRunner): RunMaterials {
+    return {
+      sources: async (spec, context) => {
+        const [{ parseSourceRefs }, { SOURCE_BUDGET_CHARS }, service] = await Promise.all([
+          import("./sources/service.js"),
+          import("./lifecycle/prompts.js"),
+          this.sources(),
+        ]);
+        // Specs queued before sources were resolved at queue time carry only the addresses.
+        const refs =
+          spec.sources.length > 0
+            ? parseSourceRefs(spec.sources)
+            : await service.resolve(spec.inputs, { cwd: context.repositoryRoot, repositoryRoot: context.repositoryRoot });
+        return service.prepare(refs, { ...context, budgetChars: SOURCE_BUDGET_CHARS });
+      },
+      garden: async (index, issues) => {
+        const [{ gardenContext }, { GARDEN_BUDGET_CHARS }] = await Promise.all([
+          import("./lifecycle/context/garden.js"),
+          import("./lifecycle/prompts.js"),
+        ]);
+        return gardenContext({ summary: await index.summary(), issues, budgetChars: GARDEN_BUDGET_CHARS });
+      },
+      build: async (root) => {
+        const [{ buildInventory }, { BUILD_BUDGET_CHARS }] = await Promise.all([
+          import("./lifecycle/context/build.js"),
+          import("./lifecycle/prompts.js"),
+        ]);
+        return buildInventory({ root, run: commands, budgetChars: BUILD_BUDGET_CHARS });
+      },
+    };
+  }
+
   close(): void {
     (this.cache.get("index") as IndexService | undefined)?.close();
     this.db?.close();
   }
-}
-
-/** Agent CLIs on PATH (no process is started to find them). */
-function installedHarnesses(env: NodeJS.ProcessEnv): HarnessName[] {
-  const dirs = (env.PATH ?? "").split(delimiter).filter((d) => d !== "");
-  return (["claude", "codex"] as const).filter((name) =>
-    dirs.some((dir) => {
-      try {
-        accessSync(join(dir, name), constants.X_OK);
-        return true;
-      } catch {
-        return false;
-      }
-    }),
-  );
 }
 
 /** Test-only knobs for the worker's timing (milliseconds), so timeouts can be tested quickly. */

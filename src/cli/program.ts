@@ -1,5 +1,6 @@
 import { Command, InvalidArgumentError, Option } from "commander";
 import { VERSION } from "../core/version.js";
+import { HARNESS_KINDS } from "../harnesses/catalog.js";
 import type { CliContext, Opts } from "./context.js";
 import type { App } from "../app.js";
 import * as lifecycleCommands from "./commands/lifecycle.js";
@@ -36,7 +37,9 @@ export function buildProgram(ctx: CliContext, app: () => App): Command {
   const wiki = () => new Option("--wiki <name>", "use the registered wiki with this name");
   const json = () => new Option("--json", "print JSON");
 
-  const using = () => new Option("--using <harness>", "agent to run: claude or codex").choices(["claude", "codex"]);
+  const using = () => new Option("--using <harness>", `agent to run: ${HARNESS_KINDS.join(" or ")}`).choices(HARNESS_KINDS);
+  const wait = () =>
+    new Option("--wait", "follow the job until it ends; exit 0 when done, 1 when failed or cancelled (Ctrl-C detaches: 130)");
   program
     .command("init")
     .description("create almanac/ in a repository and queue the first build")
@@ -45,6 +48,7 @@ export function buildProgram(ctx: CliContext, app: () => App): Command {
     .option("--description <text>", "one-line description")
     .addOption(using())
     .option("--guidance <text>", "extra instructions for the agent")
+    .addOption(wait())
     .addOption(json())
     .action(act(lifecycleCommands.init));
   program
@@ -55,6 +59,7 @@ export function buildProgram(ctx: CliContext, app: () => App): Command {
     .addOption(using())
     .option("--title <text>", "job title")
     .option("--guidance <text>", "extra instructions for the agent")
+    .addOption(wait())
     .addOption(json())
     .action(act(lifecycleCommands.ingest));
   program
@@ -64,6 +69,7 @@ export function buildProgram(ctx: CliContext, app: () => App): Command {
     .addOption(using())
     .option("--title <text>", "job title")
     .option("--guidance <text>", "extra instructions for the agent")
+    .addOption(wait())
     .addOption(json())
     .action(act(lifecycleCommands.garden));
 

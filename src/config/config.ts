@@ -3,13 +3,8 @@ import { parse as parseToml } from "smol-toml";
 import * as z from "zod/mini";
 import { invalid } from "../core/errors.js";
 import { parseDuration } from "./duration.js";
+import { HARNESS_KINDS, HARNESSES, PREFERRED_HARNESS, type HarnessKind } from "../harnesses/catalog.js";
 
-export const HARNESS_MODELS = {
-  codex: ["gpt-5.5", "gpt-5.4", "gpt-5.4-mini", "gpt-5.3-codex-spark"],
-  claude: ["claude-sonnet-5", "claude-opus-4-7", "claude-haiku-4-5"],
-} as const;
-export type HarnessName = keyof typeof HARNESS_MODELS;
-export const DEFAULT_MODEL: Record<HarnessName, string> = { codex: "gpt-5.5", claude: "claude-sonnet-5" };
 
 const duration = z
   .string()
@@ -19,7 +14,7 @@ const task = z.optional(z.strictObject({ enabled: flag, every: z.optional(durati
 
 const ConfigFile = z.strictObject({
   auto_commit: flag,
-  harness: z.optional(z.strictObject({ default: z.optional(z.enum(["codex", "claude"])), model: z.optional(z.string()) })),
+  harness: z.optional(z.strictObject({ default: z.optional(z.enum(HARNESS_KINDS)), model: z.optional(z.string()) })),
   telemetry: z.optional(z.strictObject({ enabled: flag })),
   automation: z.optional(z.strictObject({ sync: task, garden: task, update: task })),
   runs: z.optional(z.strictObject({ timeout: z.optional(duration) })),
@@ -28,7 +23,7 @@ const ConfigFile = z.strictObject({
 export interface Config {
   autoCommit: boolean;
   /** Set only when config.toml names a harness; otherwise the default is detected. */
-  harnessDefault: HarnessName | null;
+  harnessDefault: HarnessKind | null;
   harnessModel: string | null;
   runTimeoutMs: number;
 }
@@ -59,9 +54,10 @@ export function loadConfig(path: string): Config {
   const harness = file.harness?.default ?? null;
   const model = file.harness?.model ?? null;
   if (model !== null) {
-    const catalog: readonly string[] = HARNESS_MODELS[harness ?? "codex"];
+    const kind = harness ?? PREFERRED_HARNESS;
+    const catalog: readonly string[] = HARNESSES[kind].models;
     if (!catalog.includes(model)) {
-      throw invalid(`invalid config ${path}: harness.model for ${harness ?? "codex"} must be one of: ${catalog.join(", ")}`);
+      throw invalid(`invalid config ${path}: harness.model for ${kind} must be one of: ${catalog.join(", ")}`);
     }
   }
   return {

@@ -9,6 +9,8 @@ export interface StatePaths {
   repos: string;
   logs: string;
   runLogs: string;
+  /** Per-run working folders (material too long for a prompt); never inside a repository. */
+  runs: string;
   /** Disposable caches, such as compiled code. */
   cache: string;
 }
@@ -23,6 +25,7 @@ export function statePaths(env: NodeJS.ProcessEnv = process.env): StatePaths {
     repos: join(root, "repos"),
     logs: join(root, "logs"),
     runLogs: join(root, "logs", "runs"),
+    runs: join(root, "runs"),
     cache: join(root, "cache"),
   };
 }

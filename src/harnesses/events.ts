@@ -7,8 +7,8 @@
  * never loads the validation library.
  */
 
-export const HARNESS_KINDS = ["claude", "codex"] as const;
-export type HarnessKind = (typeof HARNESS_KINDS)[number];
+export { HARNESS_KINDS, type HarnessKind } from "./catalog.js";
+import type { HarnessKind } from "./catalog.js";
 
 export const HARNESS_RUN_STATUSES = ["succeeded", "failed", "cancelled"] as const;
 export type HarnessRunStatus = (typeof HARNESS_RUN_STATUSES)[number];

@@ -13,6 +13,8 @@ export interface HarnessReadiness {
   message: string;
   /** What the user can do about it, when not available. */
   repair?: string;
+  /** The CLI's version as `x.y.z`, when it could be read; null when it could not. */
+  version?: string | null;
 }
 
 export interface HarnessRunRequest {
@@ -32,6 +34,8 @@ export interface HarnessRunRequest {
   onStderr?: (text: string) => void;
   /** Aborting stops the agent and ends the run as `cancelled`. */
   signal?: AbortSignal;
+  /** The version readiness found (`x.y.z`); adapters pick version-dependent flags with it. */
+  cliVersion?: string | null;
 }
 
 export interface HarnessFailure {

@@ -13,6 +13,7 @@ import { showPage, type PageView } from "./views/pages.js";
 import { listTopics, showTopic, type TopicDetail, type TopicSummary } from "./views/topics.js";
 import { healthReport, type HealthReport } from "./views/health.js";
 import { collectIssues, type ValidationIssue } from "./views/validate.js";
+import { wikiSummary, type SummaryLimits, type WikiSummary } from "./views/summary.js";
 
 export interface IndexServiceDeps {
   paths: StatePaths;
@@ -109,6 +110,11 @@ export class WikiIndex {
   async health(): Promise<HealthReport> {
     await this.fresh();
     return healthReport(this.db, this.repository.rootPath);
+  }
+
+  async summary(limits: Partial<SummaryLimits> = {}): Promise<WikiSummary> {
+    await this.fresh();
+    return wikiSummary(this.db, limits);
   }
 
   async issues(): Promise<ValidationIssue[]> {

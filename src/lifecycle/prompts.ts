@@ -1,11 +1,21 @@
 import { join } from "node:path";
 import type { RunRecord } from "../runs/model.js";
 import type { RunSpec } from "../runs/spec.js";
+import type { SourceBrief } from "../sources/model.js";
 
 /**
- * The prompt an agent receives: stable instructions, then the run's runtime context as
- * JSON. The full operation manuals are read from disk (`manual_root`), not pasted in.
+ * The prompt an agent receives: stable instructions, the run's runtime context as JSON,
+ * then (for ingest) the source material in delimited blocks. The writing manuals are
+ * read from disk (`manual_root`), not pasted in.
  */
+
+/** Characters of source material an ingest prompt carries; the rest goes to files. */
+export const SOURCE_BUDGET_CHARS = 60_000;
+/** Characters of wiki summary and findings a garden prompt carries. */
+export const GARDEN_BUDGET_CHARS = 24_000;
+/** Characters of repository inventory a build prompt carries. */
+export const BUILD_BUDGET_CHARS = 16_000;
+
 const KERNEL = `You maintain this repository's CodeAlmanac wiki: Markdown pages under almanac/ that record what the code cannot say (decisions, invariants, cross-file flows, incidents, gotchas) for future coding agents.
 
 Rules:
@@ -14,19 +24,25 @@ Rules:
 - Cite non-obvious claims inline with [@source-id]; list every cited source under sources: (type: file for repository paths, directories end with /). Code is the authority when documents disagree.
 - Link pages with relative Markdown links to pages that exist or that you create in this run.
 - Write durable knowledge only: no scratch notes, activity logs or raw inventories. Doing nothing is a valid outcome.
-- Edit only files under almanac/. Runtime state lives outside the repository.
+- Edit only files under almanac/. Never write outside the repository; runtime state lives outside it and is not yours to change. Changes outside almanac/ are reported to the user.
 - Run \`codealmanac validate\` before you finish and fix every error it reports.`;
 
 const OPERATIONS: Record<RunSpec["kind"], string> = {
   build: `# Build operation
-Survey the repository (docs, entry points, modules, workflows, persistence, configuration, tests), plan the pages a future agent needs, then write them. Read the writing manual in manual_root first. Organize pages in folders by type (concepts/, architecture/, guides/, decisions/, reference/) and connect them with topics and links.`,
+Survey the repository (docs, entry points, modules, workflows, persistence, configuration, tests), plan the pages a future agent needs, then write them. The runtime context's repository inventory is a starting map, not the territory: verify in the code. Read the writing manual in manual_root first. Organize pages in folders by type (concepts/, architecture/, guides/, decisions/, reference/) and connect them with topics and links.`,
   ingest: `# Ingest operation
-Fold the selected inputs into the existing wiki. Understand each input, extract what is durable, find its right home in the existing pages, verify important claims against the code, and prefer updating evolving pages over creating new ones.`,
+Fold the selected inputs into the existing wiki. The material is in the <source> blocks below the runtime context; when a block says it was cut, the whole material is in the file it names. Understand each input, extract what is durable, find its right home in the existing pages (search them with \`codealmanac search\`), verify important claims against the code, and prefer updating evolving pages over creating new ones.`,
   garden: `# Garden operation
-Improve the wiki as a whole graph: merge duplicates, fix stale or unsupported claims, repair broken links and references, strengthen topics and hub pages. Current code is the truth. Avoid churn.`,
+Improve the wiki as a whole graph: merge duplicates, fix stale or unsupported claims, repair broken links and references, strengthen topics and hub pages. The runtime context's \`garden\` object summarizes the wiki (largest topics, most-linked pages, pages nothing links to, recent changes) and its current findings, sampled when there are many (\`codealmanac validate --json\` lists them all). Errors that exist now do not fail this run; errors you introduce do. Current code is the truth. Avoid churn.`,
 };
 
-export function renderPrompt(record: RunRecord, spec: RunSpec, almanacPath: string): string {
+export interface PromptMaterial {
+  sources?: SourceBrief[];
+  garden?: unknown;
+  build?: unknown;
+}
+
+export function renderPrompt(record: RunRecord, spec: RunSpec, almanacPath: string, material: PromptMaterial = {}): string {
   const context = {
     run_id: record.runId,
     operation: spec.kind,
@@ -35,11 +51,35 @@ export function renderPrompt(record: RunRecord, spec: RunSpec, almanacPath: stri
     almanac_root: almanacPath,
     topics_file: join(almanacPath, "topics.yaml"),
     manual_root: join(almanacPath, "manual"),
-    inputs: spec.inputs,
+    ...(material.sources ? { sources: material.sources.map(sourceSummary) } : {}),
+    ...(material.garden !== undefined ? { garden: material.garden } : {}),
+    ...(material.build !== undefined ? { repository_inventory: material.build } : {}),
     guidance: spec.guidance,
     source_control: sourceControl(spec.auto_commit),
   };
-  return `${KERNEL}\n\n---\n\n${OPERATIONS[spec.kind]}\n\nrun_id: ${record.runId}\n\nRuntime context:\n${JSON.stringify(context, null, 2)}\n`;
+  const blocks = material.sources?.length ? `\nSource material:\n\n${material.sources.map(sourceBlock).join("\n\n")}\n` : "";
+  return `${KERNEL}\n\n---\n\n${OPERATIONS[spec.kind]}\n\nrun_id: ${record.runId}\n\nRuntime context:\n${JSON.stringify(context, null, 2)}\n${blocks}`;
+}
+
+function sourceSummary(brief: SourceBrief, index: number) {
+  return {
+    source: index + 1,
+    address: brief.address,
+    kind: brief.kind,
+    title: brief.title,
+    hint: brief.hint,
+    characters: brief.totalChars,
+    truncated: brief.truncated,
+    ...(brief.materialPath ? { full_material: brief.materialPath } : {}),
+    ...(brief.notes.length ? { notes: brief.notes } : {}),
+  };
+}
+
+/** A delimited block; a closing tag inside the material is escaped so it cannot end the block early. */
+function sourceBlock(brief: SourceBrief, index: number): string {
+  const body = brief.content.replace(/<\/source>/gi, "<\\/source>");
+  const cut = brief.truncated ? ` truncated="true"${brief.materialPath ? ` full_material="${brief.materialPath}"` : ""}` : "";
+  return `<source n="${index + 1}" title="${brief.title.replace(/"/g, "'")}"${cut}>\n${body}\n</source>`;
 }
 
 function sourceControl(autoCommit: boolean) {
@@ -53,13 +93,17 @@ function sourceControl(autoCommit: boolean) {
   };
 }
 
-export function preparationMessage(spec: RunSpec): string {
+export function preparationMessage(spec: RunSpec, sources?: SourceBrief[]): string {
   switch (spec.kind) {
     case "build":
-      return "prepared minimal wiki";
+      return "prepared minimal wiki and repository inventory";
     case "garden":
       return "prepared garden context";
-    case "ingest":
-      return `resolved ${spec.inputs.length} source${spec.inputs.length === 1 ? "" : "s"}`;
+    case "ingest": {
+      const list = sources ?? [];
+      const cut = list.filter((b) => b.truncated).length;
+      const count = `${list.length} source${list.length === 1 ? "" : "s"}`;
+      return `prepared ${count}${cut ? ` (${cut} cut to fit the prompt; full material in the run folder)` : ""}`;
+    }
   }
 }

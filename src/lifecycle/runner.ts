@@ -1,20 +1,35 @@
 import { randomUUID } from "node:crypto";
+import type { CommandRunner } from "../core/command.js";
 import { oneLine, ProductError } from "../core/errors.js";
 import type { FailureCategory, RunRecord } from "../runs/model.js";
 import type { RunSpec } from "../runs/spec.js";
 import type { RunStore } from "../runs/store.js";
 import type { OperationRunner } from "../queue/executor.js";
-import type { HarnessAdapter, HarnessKind } from "../harnesses/types.js";
+import { HARNESS_KINDS, isHarnessKind, type HarnessKind } from "../harnesses/catalog.js";
+import type { HarnessAdapter, HarnessRunResult } from "../harnesses/types.js";
 import type { HarnessEvent } from "../harnesses/events.js";
 import { runEventKindFor } from "../harnesses/events.js";
 import type { IndexService, WikiIndex } from "../index/service.js";
 import type { ValidationIssue } from "../index/views/validate.js";
-import { renderPrompt, preparationMessage } from "./prompts.js";
+import type { SourceBrief } from "../sources/model.js";
+import { renderPrompt, preparationMessage, type PromptMaterial } from "./prompts.js";
+import { compareSnapshots, describeOutside, takeSnapshot, type GitSnapshot } from "./write-boundary.js";
+
+/** What a run needs prepared before the agent starts; app.ts wires the implementations. */
+export interface RunMaterials {
+  sources(spec: RunSpec, context: { repositoryRoot: string; workDir: string }): Promise<SourceBrief[]>;
+  garden(index: WikiIndex, issues: ValidationIssue[]): Promise<unknown>;
+  build(root: string): Promise<unknown>;
+}
 
 export interface LifecycleDeps {
   runs: RunStore;
   index: IndexService;
-  harness: (kind: HarnessKind) => HarnessAdapter | null;
+  harness: (kind: HarnessKind) => Promise<HarnessAdapter>;
+  materials: RunMaterials;
+  commands: CommandRunner;
+  /** The run's own folder in the state root. */
+  runDir: (runId: string) => string;
   now: () => number;
   log: (line: string) => void;
   env: NodeJS.ProcessEnv;
@@ -41,9 +56,9 @@ async function phase<T>(category: FailureCategory, work: () => T | Promise<T>): 
 }
 
 /**
- * Executes one build, ingest or garden run: readiness, a validation baseline, the agent,
- * a refresh that records which pages changed, and a gate that fails the run only for
- * validation errors the run introduced.
+ * Executes one build, ingest or garden run: readiness, a validation baseline, the run's
+ * material, the agent between two git snapshots, a refresh that records which pages
+ * changed, and a gate that fails the run only for validation errors the run introduced.
  */
 export class LifecycleRunner implements OperationRunner {
   constructor(private readonly deps: LifecycleDeps) {}
@@ -51,30 +66,16 @@ export class LifecycleRunner implements OperationRunner {
   async run(record: RunRecord, spec: RunSpec): Promise<void> {
     const { runs, now } = this.deps;
     try {
-      const adapter = await phase("harness_readiness", () => this.ready(spec.harness));
-      const { index, before } = await phase("indexing", () => this.baseline(record));
-      await phase("internal_error", () => runs.appendEvent(record.runId, now(), "message", preparationMessage(spec)));
-      const prompt = renderPrompt(record, spec, index.almanacPath);
-      const result = await phase("provider_execution", () =>
-        adapter.run(
-          {
-            model: spec.model,
-            cwd: record.repositoryRoot,
-            prompt,
-            sessionId: randomUUID(),
-            // The worker enforces runs.timeout; this is only a backstop if no worker is watching.
-            timeoutMs: this.deps.runTimeoutMs + 60_000,
-            env: this.deps.env,
-            onStderr: (text) => this.deps.log(`[${spec.harness} stderr] ${text.trimEnd()}`),
-          },
-          (event) => this.record(record.runId, event),
-        ),
-      );
-      runs.recordHarnessSession(record.runId, {
-        kind: result.kind,
-        sessionId: result.sessionId,
-        transcriptPath: result.transcriptPath,
-      });
+      const { adapter, version } = await phase("harness_readiness", () => this.ready(spec.harness));
+      const { index, issues } = await phase("indexing", () => this.baseline(record));
+      const material = await this.prepare(record, spec, index, issues);
+      const prompt = renderPrompt(record, spec, index.almanacPath, material);
+      const before = await phase("internal_error", () => takeSnapshot(record.repositoryRoot, this.deps.commands));
+      const agent = `${spec.harness}${version ? ` ${version}` : ""}`;
+      await phase("internal_error", () => runs.appendEvent(record.runId, now(), "message", `starting ${agent} with model ${spec.model}`));
+      const result = await phase("provider_execution", () => this.runAgent(record, spec, adapter, version, prompt));
+      runs.recordHarnessSession(record.runId, { kind: result.kind, sessionId: result.sessionId, transcriptPath: result.transcriptPath });
+      await phase("internal_error", () => this.recordChanges(record, before));
       if (result.status !== "succeeded") {
         const detail = result.failure?.message ?? result.outputText;
         const fix = result.failure?.fix ? ` (${result.failure.fix})` : "";
@@ -85,7 +86,7 @@ export class LifecycleRunner implements OperationRunner {
       }
       const after = await phase("indexing", () => index.refresh());
       runs.recordPageChanges(record.runId, { created: after.created, updated: after.updated, deleted: after.deleted });
-      await phase("wiki_validation", async () => gate(before, await index.issues()));
+      await phase("wiki_validation", async () => gate(issues, await index.issues()));
       runs.finishRun(record.runId, now(), { status: "done", summary: result.summary ?? `${spec.kind} completed` });
     } catch (error) {
       const category = error instanceof PhaseFailure ? error.category : "internal_error";
@@ -99,20 +100,25 @@ export class LifecycleRunner implements OperationRunner {
     }
   }
 
-  private async ready(kind: HarnessKind): Promise<HarnessAdapter> {
-    const adapter = this.deps.harness(kind);
-    if (!adapter) {
-      throw new ProductError("execution_failed", `the ${kind === "codex" ? "Codex" : kind} harness is not available yet; use --using claude`);
+  private async ready(kind: string): Promise<{ adapter: HarnessAdapter; version: string | null }> {
+    if (!isHarnessKind(kind)) {
+      throw new ProductError("execution_failed", `unknown harness "${kind}" (this version runs ${HARNESS_KINDS.join(" and ")})`);
     }
+    const adapter = await this.deps.harness(kind);
     const readiness = await adapter.readiness(this.deps.env);
     if (!readiness.available) {
       const repair = readiness.repair ? ` — ${readiness.repair}` : "";
-      throw new ProductError("execution_failed", `harness ${kind} is not available: ${readiness.message}${repair}`);
+      const others = HARNESS_KINDS.filter((k) => k !== kind);
+      throw new ProductError(
+        "execution_failed",
+        `harness ${kind} is not available: ${readiness.message}${repair}; or retry with --using ${others.join(" or --using ")}`,
+      );
     }
-    return adapter;
+    this.deps.log(`harness ready: ${readiness.message}`);
+    return { adapter, version: readiness.version ?? null };
   }
 
-  private async baseline(record: RunRecord): Promise<{ index: WikiIndex; before: Set<string> }> {
+  private async baseline(record: RunRecord): Promise<{ index: WikiIndex; issues: ValidationIssue[] }> {
     const index = this.deps.index.open({
       repositoryId: record.repositoryId,
       name: record.repositoryName,
@@ -121,7 +127,56 @@ export class LifecycleRunner implements OperationRunner {
       registeredAt: record.createdAt,
     });
     await index.refresh();
-    return { index, before: new Set(errorKeys(await index.issues())) };
+    return { index, issues: await index.issues() };
+  }
+
+  /** The operation's material: source briefs for ingest, a wiki summary for garden, an inventory for build. */
+  private async prepare(record: RunRecord, spec: RunSpec, index: WikiIndex, issues: ValidationIssue[]): Promise<PromptMaterial> {
+    const { materials } = this.deps;
+    const material: PromptMaterial = {};
+    if (spec.kind === "ingest") {
+      const workDir = this.deps.runDir(record.runId);
+      material.sources = await phase("source_preparation", () => materials.sources(spec, { repositoryRoot: record.repositoryRoot, workDir }));
+    } else if (spec.kind === "garden") {
+      material.garden = await phase("indexing", () => materials.garden(index, issues));
+    } else {
+      material.build = await phase("internal_error", () => materials.build(record.repositoryRoot));
+    }
+    await phase("internal_error", () => this.deps.runs.appendEvent(record.runId, this.deps.now(), "message", preparationMessage(spec, material.sources)));
+    return material;
+  }
+
+  private runAgent(record: RunRecord, spec: RunSpec, adapter: HarnessAdapter, version: string | null, prompt: string): Promise<HarnessRunResult> {
+    return adapter.run(
+      {
+        model: spec.model,
+        cwd: record.repositoryRoot,
+        prompt,
+        sessionId: randomUUID(),
+        cliVersion: version,
+        // The worker enforces runs.timeout; this is only a backstop if no worker is watching.
+        timeoutMs: this.deps.runTimeoutMs + 60_000,
+        env: this.deps.env,
+        onStderr: (text) => this.deps.log(`[${spec.harness} stderr] ${text.trimEnd()}`),
+      },
+      (event) => this.record(record.runId, event),
+    );
+  }
+
+  /** Commits made and files touched outside almanac/ are recorded; the files also as a warning. */
+  private async recordChanges(record: RunRecord, before: GitSnapshot | null): Promise<void> {
+    const { runs, now } = this.deps;
+    if (!before) {
+      runs.recordChanges(record.runId, { commits: [], outside: [], notes: ["not a git repository: changes outside almanac/ could not be checked"] });
+      return;
+    }
+    const after = await takeSnapshot(record.repositoryRoot, this.deps.commands);
+    if (!after) return;
+    const changes = await compareSnapshots(before, after, record.repositoryRoot, this.deps.commands);
+    runs.recordChanges(record.runId, changes);
+    const warning = describeOutside(changes);
+    if (warning) runs.appendEvent(record.runId, now(), "warning", warning, { outside: changes.outside });
+    for (const note of changes.notes) runs.appendEvent(record.runId, now(), "warning", note);
   }
 
   /** A failing ledger write is our failure, not the agent's: it surfaces as internal_error. */
@@ -136,17 +191,14 @@ export class LifecycleRunner implements OperationRunner {
   }
 }
 
-function errorKeys(issues: ValidationIssue[]): string[] {
-  return issues.filter((i) => i.severity === "error").map(issueKey);
-}
-
 function issueKey(issue: ValidationIssue): string {
   return [issue.category, issue.page ?? "", issue.topic ?? "", issue.path ?? "", issue.message].join("\u0000");
 }
 
-/** Lifecycle runs fail only on validation errors they introduced (decisions.md §6). */
-function gate(before: Set<string>, after: ValidationIssue[]): void {
-  const introduced = after.filter((i) => i.severity === "error" && !before.has(issueKey(i)));
+/** Lifecycle runs fail only on validation errors they introduced (see the validation-severities decision). */
+function gate(before: ValidationIssue[], after: ValidationIssue[]): void {
+  const known = new Set(before.filter((i) => i.severity === "error").map(issueKey));
+  const introduced = after.filter((i) => i.severity === "error" && !known.has(issueKey(i)));
   if (introduced.length === 0) return;
   const first = introduced[0]!;
   const where = first.page ?? first.topic ?? first.path;

@@ -1,8 +1,9 @@
 import { existsSync, statSync } from "node:fs";
-import { isAbsolute, relative, resolve, sep } from "node:path";
+import { resolve } from "node:path";
 import { ProductError, invalid } from "../core/errors.js";
-import type { Config, HarnessName } from "../config/config.js";
-import { DEFAULT_MODEL } from "../config/config.js";
+import type { Config } from "../config/config.js";
+import type { HarnessKind } from "../harnesses/catalog.js";
+import { selectHarness } from "../harnesses/registry.js";
 import type { RepositoriesService } from "../repositories/service.js";
 import type { Repository } from "../repositories/model.js";
 import { normalizeRoot } from "../repositories/identity.js";
@@ -12,17 +13,27 @@ import { isTerminal } from "../runs/model.js";
 import { parseSpec, SPEC_VERSION } from "../runs/spec.js";
 import { enqueueAndWake, type ProducerDeps, type Receipt } from "../queue/producer.js";
 
+/**
+ * Resolves ingest addresses when a run is queued; a bad address throws a one-line error.
+ * `labels` name each source for people (titles, `jobs`); `sources` are stored in the spec.
+ */
+export type SourceResolver = (
+  inputs: string[],
+  context: { cwd: string; repositoryRoot: string },
+) => Promise<{ sources: unknown[]; labels: string[] }>;
+
 export interface LifecycleServiceDeps {
   repositories: RepositoriesService;
   producer: ProducerDeps;
   config: () => Config;
-  /** Agent CLIs found on PATH. */
-  installedHarnesses: () => HarnessName[];
+  /** The environment agent CLIs are looked up in. */
+  env: NodeJS.ProcessEnv;
+  resolveSources: SourceResolver;
   scaffold: (root: string) => void;
 }
 
 export interface OperationOptions {
-  using?: HarnessName;
+  using?: HarnessKind;
   title?: string;
   guidance?: string;
 }
@@ -40,23 +51,29 @@ export class LifecycleService {
         "almanac/ already exists here.\nUse the existing repository wiki (for example `codealmanac garden`) or choose a different directory.",
       );
     }
+    // Refuse before anything is written: a wiki scaffolded for a build that cannot run is clutter.
+    const harness = this.harness(options);
     const registration = this.deps.repositories.register(root, {
       ...(options.name !== undefined ? { name: options.name } : {}),
       ...(options.description !== undefined ? { description: options.description } : {}),
     });
     this.deps.scaffold(root);
-    return this.queue(registration.repository, "build", [], options);
+    return this.queue(registration.repository, "build", harness, { inputs: [], sources: [] }, options);
   }
 
-  ingest(cwd: string, wiki: string | undefined, inputs: string[], options: OperationOptions): Receipt {
+  async ingest(cwd: string, wiki: string | undefined, inputs: string[], options: OperationOptions): Promise<Receipt> {
     const repository = this.deps.repositories.select(cwd, wiki);
-    if (inputs.length === 0) throw invalid("ingest needs at least one input");
-    const resolved = inputs.map((input) => resolveInput(input, cwd, repository));
-    return this.queue(repository, "ingest", resolved, options);
+    const addresses = inputs.map((input) => input.trim());
+    if (addresses.length === 0) throw invalid("ingest needs at least one input");
+    if (addresses.some((input) => input === "")) throw invalid("ingest inputs must not be blank");
+    const harness = this.harness(options);
+    const { sources, labels } = await this.deps.resolveSources(addresses, { cwd, repositoryRoot: repository.rootPath });
+    return this.queue(repository, "ingest", harness, { inputs: labels, sources }, options);
   }
 
   garden(cwd: string, wiki: string | undefined, options: OperationOptions): Receipt {
-    return this.queue(this.deps.repositories.select(cwd, wiki), "garden", [], options);
+    const repository = this.deps.repositories.select(cwd, wiki);
+    return this.queue(repository, "garden", this.harness(options), { inputs: [], sources: [] }, options);
   }
 
   /** Queues a failed or cancelled run's spec again as a new run. */
@@ -79,7 +96,7 @@ export class LifecycleService {
     return { receipt, kind: record.kind };
   }
 
-  private queue(repository: Repository, kind: RunKind, inputs: string[], options: OperationOptions): Receipt {
+  private harness(options: OperationOptions) {
     for (const [flag, value] of [
       ["--title", options.title],
       ["--guidance", options.guidance],
@@ -87,47 +104,31 @@ export class LifecycleService {
       if (value !== undefined && value.trim() === "") throw invalid(`${flag} must not be blank`);
     }
     const config = this.deps.config();
-    const harness = options.using ?? config.harnessDefault ?? this.detectHarness();
-    const model = harness === config.harnessDefault && config.harnessModel ? config.harnessModel : DEFAULT_MODEL[harness];
+    return selectHarness({
+      ...(options.using !== undefined ? { using: options.using } : {}),
+      configured: { kind: config.harnessDefault, model: config.harnessModel },
+      env: this.deps.env,
+    });
+  }
+
+  private queue(
+    repository: Repository,
+    kind: RunKind,
+    harness: { kind: HarnessKind; model: string },
+    material: { inputs: string[]; sources: unknown[] },
+    options: OperationOptions,
+  ): Receipt {
     const spec: RunSpec = {
       version: SPEC_VERSION,
       kind,
-      harness,
-      model,
-      inputs,
+      harness: harness.kind,
+      model: harness.model,
+      inputs: material.inputs,
+      sources: material.sources,
       title: options.title?.trim() ?? null,
       guidance: options.guidance?.trim() ?? null,
-      auto_commit: config.autoCommit,
+      auto_commit: this.deps.config().autoCommit,
     };
     return enqueueAndWake(this.deps.producer, { repository, kind, spec }).receipt;
   }
-
-  /** decisions.md §18: config, else the only installed agent CLI, else codex. */
-  private detectHarness(): HarnessName {
-    const installed = this.deps.installedHarnesses();
-    return installed.length === 1 ? installed[0]! : "codex";
-  }
-}
-
-const VERBATIM = /^(?:[a-z][a-z0-9+.-]*:\/\/|github:|transcript:)|\.\.\.?[^/]/i;
-
-/**
- * Paths are resolved against the user's cwd when the job is queued (not later, against
- * the repository root) and must lie inside the repository. URLs, github: addresses and
- * git ranges pass through unchanged.
- */
-function resolveInput(input: string, cwd: string, repository: Repository): string {
-  const trimmed = input.trim();
-  if (trimmed === "") throw invalid("ingest inputs must not be blank");
-  if (VERBATIM.test(trimmed)) return trimmed;
-  const absolute = isAbsolute(trimmed) ? trimmed : resolve(cwd, trimmed);
-  if (!existsSync(absolute)) return trimmed;
-  const real = normalizeRoot(absolute);
-  const rel = relative(repository.rootPath, real);
-  if (rel.startsWith("..") || isAbsolute(rel)) {
-    throw invalid(`path is outside repository ${repository.name}: ${real}`);
-  }
-  const isDir = statSync(real).isDirectory();
-  const shaped = rel === "" ? "." : rel.split(sep).join("/");
-  return isDir && shaped !== "." ? `${shaped}/` : shaped;
 }

@@ -1,3 +1,5 @@
+import { rmSync } from "node:fs";
+import { join } from "node:path";
 import { notFound } from "../core/errors.js";
 import { isTerminal, type RunEvent, type RunRecord } from "../runs/model.js";
 import type { ListFilter, RunStore } from "../runs/store.js";
@@ -17,6 +19,8 @@ export interface JobsDeps {
   now: () => number;
   log: (line: string) => void;
   cancelGraceMs: number;
+  /** Where each run's folder lives (material written for its prompt). */
+  runsDir: string;
 }
 
 export interface AttachUpdate {
@@ -53,8 +57,14 @@ export class JobsService {
     return cancelRun({ ...this.deps, graceMs: this.deps.cancelGraceMs }, runId);
   }
 
+  /** Deletes old finished runs with their log files and run folders. */
   prune(olderThanMs: number): number {
-    return this.deps.runs.pruneRuns(this.deps.now() - olderThanMs);
+    const pruned = this.deps.runs.pruneRuns(this.deps.now() - olderThanMs);
+    for (const run of pruned) {
+      rmSync(run.logPath, { force: true });
+      rmSync(join(this.deps.runsDir, run.runId), { recursive: true, force: true });
+    }
+    return pruned.length;
   }
 
   /**

@@ -36,6 +36,18 @@ export interface PageChanges {
   deleted: string[];
 }
 
+export type FileChange = "added" | "modified" | "deleted";
+
+/** What a run did to the repository beyond its pages, from git snapshots taken before and after it. */
+export interface RunChanges {
+  /** Commits made during the run, newest first. */
+  commits: { sha: string; subject: string }[];
+  /** Files outside `almanac/` that changed, relative to the repository root. */
+  outside: { path: string; change: FileChange }[];
+  /** Anything else worth knowing (history rewritten, not a git repository, …). */
+  notes: string[];
+}
+
 export interface RunRecord {
   runId: string;
   seq: number;
@@ -56,6 +68,7 @@ export interface RunRecord {
   execution: ExecutionRef | null;
   harness: { kind: string; sessionId: string | null; transcriptPath: string | null } | null;
   pageChanges: PageChanges | null;
+  changes: RunChanges | null;
   logPath: string;
   retryOf: string | null;
   claimSeq: number | null;
@@ -63,7 +76,7 @@ export interface RunRecord {
   specJson: string;
 }
 
-export const EVENT_KINDS = ["status", "message", "tool", "output", "error"] as const;
+export const EVENT_KINDS = ["status", "message", "tool", "output", "error", "warning"] as const;
 export type RunEventKind = (typeof EVENT_KINDS)[number];
 
 export interface RunEvent {

@@ -66,4 +66,9 @@ export const runMigrations: Migration[] = [
         );
       `),
   },
+  {
+    version: 3,
+    name: "run changes (commits and files outside almanac/ from git snapshots)",
+    up: (db) => db.exec("ALTER TABLE runs ADD COLUMN changes_json TEXT"),
+  },
 ];

@@ -11,9 +11,13 @@ export const RunSpecSchema = z
   .looseObject({
     version: z.literal(1),
     kind: z.enum(RUN_KINDS),
-    harness: z.enum(["claude", "codex"]),
+    // Any name: which harnesses exist is the harness registry's business, and a spec
+    // written by a newer version with a harness this one lacks must still parse.
+    harness: nonBlank,
     model: nonBlank,
     inputs: z._default(z.array(nonBlank), []),
+    // Ingest sources resolved when the run was queued; the sources domain validates them.
+    sources: z._default(z.array(z.unknown()), []),
     title: z._default(z.nullable(nonBlank), null),
     guidance: z._default(z.nullable(nonBlank), null),
     auto_commit: z._default(z.boolean(), true),

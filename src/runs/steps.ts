@@ -4,7 +4,7 @@ import type { RunEvent } from "./model.js";
 export interface RunStep {
   sequence: number;
   timestamp: number;
-  kind: "assistant" | "tool" | "status" | "error" | "agent";
+  kind: "assistant" | "tool" | "status" | "error" | "agent" | "warning";
   title: string;
   body?: string;
   detail?: string;
@@ -49,8 +49,10 @@ export function projectSteps(events: RunEvent[]): RunStep[] {
     const base = { sequence: event.seq, timestamp: event.createdAt };
     const h = isHarness(event.payload) ? event.payload : null;
     if (!h) {
-      if (event.kind === "error") steps.push({ ...base, kind: "error", title: "Error", body: event.message, error: true });
-      else steps.push({ ...base, kind: "status", title: titleCase(event.message), body: event.message, error: false });
+      if (event.kind === "error") pushError(steps, { ...base, kind: "error", title: "Error", body: event.message, error: true });
+      else if (event.kind === "warning") steps.push({ ...base, kind: "warning", title: "Warning", body: event.message, error: false });
+      else if (event.kind === "status") steps.push({ ...base, kind: "status", title: titleCase(event.message), body: event.message, error: false });
+      else steps.push({ ...base, kind: "status", title: sentence(event.message), error: false });
       continue;
     }
     switch (h.kind) {
@@ -118,14 +120,14 @@ export function projectSteps(events: RunEvent[]): RunStep[] {
       case "error": {
         const step: RunStep = { ...base, kind: "error", title: "Error", body: h.failure?.message ?? h.message ?? "", error: true };
         if (h.failure?.fix) step.detail = h.failure.fix;
-        steps.push(step);
+        pushError(steps, step);
         break;
       }
       case "warning":
-        steps.push({ ...base, kind: "status", title: "Warning", body: h.message ?? "", error: false });
+        steps.push({ ...base, kind: "warning", title: "Warning", body: h.message ?? "", error: false });
         break;
       case "done":
-        if (h.failure) steps.push({ ...base, kind: "error", title: "Error", body: h.failure.message ?? h.message ?? "", error: true });
+        if (h.failure) pushError(steps, { ...base, kind: "error", title: "Error", body: h.failure.message ?? h.message ?? "", error: true });
         else steps.push({ ...base, kind: "status", title: "Done", body: h.message ?? "", error: false });
         break;
       case "provider_session":
@@ -140,6 +142,27 @@ export function projectSteps(events: RunEvent[]): RunStep[] {
 
 function isHarness(payload: unknown): payload is HarnessPayload {
   return typeof payload === "object" && payload !== null && typeof (payload as HarnessPayload).kind === "string";
+}
+
+/**
+ * One failure is often reported three times (the agent's error, its final `done`, the
+ * run's error with the fix); consecutive errors that repeat or extend each other merge.
+ */
+function pushError(steps: RunStep[], step: RunStep): void {
+  const last = steps[steps.length - 1];
+  const body = step.body ?? "";
+  if (last?.kind === "error" && last.body !== undefined && body.includes(last.body)) {
+    last.body = body;
+    last.sequence = step.sequence;
+    last.timestamp = step.timestamp;
+    if (step.detail) last.detail = step.detail;
+    return;
+  }
+  steps.push(step);
+}
+
+function sentence(message: string): string {
+  return message.charAt(0).toUpperCase() + message.slice(1);
 }
 
 function titleCase(message: string): string {

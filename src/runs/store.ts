@@ -5,6 +5,7 @@ import {
   type ExecutionRef,
   type FailureCategory,
   type PageChanges,
+  type RunChanges,
   type RunEvent,
   type RunEventKind,
   type RunKind,
@@ -44,6 +45,7 @@ interface RunRow {
   harness_session_id: string | null;
   transcript_path: string | null;
   page_changes_json: string | null;
+  changes_json?: string | null;
   log_path: string;
   retry_of: string | null;
   last_event_at?: number | null;
@@ -83,6 +85,7 @@ function toRecord(row: RunRow): RunRecord {
       ? { kind: row.harness_kind, sessionId: row.harness_session_id, transcriptPath: row.transcript_path }
       : null,
     pageChanges: row.page_changes_json ? (JSON.parse(row.page_changes_json) as PageChanges) : null,
+    changes: row.changes_json ? (JSON.parse(row.changes_json) as RunChanges) : null,
     logPath: row.log_path,
     retryOf: row.retry_of,
     claimSeq: row.claim_seq,
@@ -363,17 +366,20 @@ export class RunStore {
     this.db.prepare("UPDATE runs SET page_changes_json = ? WHERE run_id = ?").run(JSON.stringify(changes), runId);
   }
 
-  /** Deletes finished runs (and their events) created before `before`. */
-  pruneRuns(before: number): number {
+  recordChanges(runId: string, changes: RunChanges): void {
+    this.db.prepare("UPDATE runs SET changes_json = ? WHERE run_id = ?").run(JSON.stringify(changes), runId);
+  }
+
+  /** Deletes finished runs (and their events) created before `before`; returns what was deleted. */
+  pruneRuns(before: number): { runId: string; logPath: string }[] {
     return this.db
-      .transaction((): number => {
-        const ids = this.db
-          .prepare("SELECT run_id FROM runs WHERE status IN ('done', 'failed', 'cancelled') AND created_at < ?")
-          .pluck()
-          .all(before) as string[];
+      .transaction(() => {
+        const rows = this.db
+          .prepare("SELECT run_id AS runId, log_path AS logPath FROM runs WHERE status IN ('done', 'failed', 'cancelled') AND created_at < ?")
+          .all(before) as { runId: string; logPath: string }[];
         const del = this.db.prepare("DELETE FROM runs WHERE run_id = ?");
-        for (const id of ids) del.run(id);
-        return ids.length;
+        for (const row of rows) del.run(row.runId);
+        return rows;
       })
       .immediate();
   }

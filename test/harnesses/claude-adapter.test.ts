@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import {
   CLAUDE_ALLOWED_TOOLS,
+  claudeArgs,
   claudeTranscriptPath,
   createClaudeAdapter,
   encodeClaudeProjectFolder,
@@ -185,6 +186,8 @@ describe("Claude adapter against the fake CLI", () => {
       "claude-opus-4-7",
       "--session-id",
       req.sessionId,
+      "--settings",
+      '{"permissions":{"blockWritesOutsideWorkingDirectories":true}}',
     ]);
     expect(call?.argv[7]).toBe(CLAUDE_ALLOWED_TOOLS);
     expect(call).toMatchObject({
@@ -231,7 +234,7 @@ describe("Claude adapter against the fake CLI", () => {
         provider: "claude",
         code: "claude.not_authenticated",
         message: "Not logged in · Please run /login",
-        fix: "Run `claude auth login` or set ANTHROPIC_API_KEY",
+        fix: "run `claude auth login` or set ANTHROPIC_API_KEY",
       },
     });
     expect(result.events.map((event) => event.kind)).toEqual(["provider_session", "error", "done"]);
@@ -326,7 +329,7 @@ describe("Claude adapter against the fake CLI", () => {
     expect(result.failure).toMatchObject({
       code: "claude.not_authenticated",
       message: "Claude API authentication failed (HTTP 401)",
-      fix: "Run `claude auth login` or set ANTHROPIC_API_KEY",
+      fix: "run `claude auth login` or set ANTHROPIC_API_KEY",
     });
     expect(result.events.filter((event) => event.kind === "error")).toHaveLength(1);
     expect(isAlive(invocations()[0]!.pid)).toBe(false);
@@ -396,7 +399,7 @@ describe("Claude adapter against the fake CLI", () => {
       provider: "claude",
       code: "claude.not_installed",
       message: "claude not found on PATH",
-      fix: "Install Claude Code (npm install -g @anthropic-ai/claude-code) or use --using codex",
+      fix: "install Claude Code: npm install -g @anthropic-ai/claude-code",
     });
     expect(viaPath.result.events.map((event) => event.kind)).toEqual(["done"]);
 
@@ -418,14 +421,37 @@ describe("Claude readiness", () => {
       kind: "claude",
       available: false,
       message: "claude not found on PATH",
-      repair: "Install Claude Code (npm install -g @anthropic-ai/claude-code) or use --using codex",
+      repair: "install Claude Code: npm install -g @anthropic-ai/claude-code",
     });
   });
 
-  test("claude on PATH → available, found by lookup alone", async () => {
-    const readiness = await createClaudeAdapter().readiness(fakeEnv());
-    expect(readiness).toEqual({ kind: "claude", available: true, message: `claude found at ${FAKE}` });
+  test("claude on PATH → available with its version; only --version is run, no agent", async () => {
+    const readiness = await createClaudeAdapter().readiness(fakeEnv({ FAKE_CLAUDE_VERSION: "2.1.400" }));
+    expect(readiness).toEqual({ kind: "claude", available: true, message: `claude 2.1.400 at ${FAKE}`, version: "2.1.400" });
     expect(invocations()).toEqual([]);
+  });
+
+  test("an unreadable --version never refuses a claude that is installed", async () => {
+    const readiness = await createClaudeAdapter().readiness(fakeEnv({ FAKE_CLAUDE_VERSION: "garbled" }));
+    expect(readiness).toMatchObject({ kind: "claude", available: true, version: null });
+  });
+});
+
+describe("Claude write boundary", () => {
+  test("from 2.1.314 on, writes outside the working directory are blocked by a settings flag", () => {
+    const args = claudeArgs("claude-sonnet-5", "s-1", "2.1.314");
+    expect(args.slice(-2)).toEqual(["--settings", '{"permissions":{"blockWritesOutsideWorkingDirectories":true}}']);
+    expect(args[args.indexOf("--allowedTools") + 1]).toBe(CLAUDE_ALLOWED_TOOLS);
+  });
+
+  test("older versions get no bare Write or Edit rule, so acceptEdits confines edits to the working directory", () => {
+    const args = claudeArgs("claude-sonnet-5", "s-1", "2.1.197");
+    expect(args).not.toContain("--settings");
+    const tools = args[args.indexOf("--allowedTools") + 1]!.split(",");
+    expect(tools).not.toContain("Write");
+    expect(tools).not.toContain("Edit");
+    expect(tools).not.toContain("MultiEdit");
+    expect(tools).toContain("Read");
   });
 });
 

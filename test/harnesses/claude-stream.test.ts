@@ -95,7 +95,7 @@ describe("Claude stream parser on the recorded not-logged-in run", () => {
         provider: "claude",
         code: "claude.not_authenticated",
         message: "Not logged in · Please run /login",
-        fix: "Run `claude auth login` or set ANTHROPIC_API_KEY",
+        fix: "run `claude auth login` or set ANTHROPIC_API_KEY",
       },
     });
     expectReadable(events);
@@ -104,7 +104,7 @@ describe("Claude stream parser on the recorded not-logged-in run", () => {
       provider: "claude",
       code: "claude.not_authenticated",
       message: "Not logged in · Please run /login",
-      fix: "Run `claude auth login` or set ANTHROPIC_API_KEY",
+      fix: "run `claude auth login` or set ANTHROPIC_API_KEY",
     });
   });
 });

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, test } from "vitest";
 import { join } from "node:path";
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { BIN, ROOT, page, sandbox, writeWiki, type Sandbox } from "../support/cli.js";
 import { allRuns, events, holdQueue, parkedRuns, waitForExits, readRun, releaseQueue, waitForFile, waitForIdle, waitForStatus, workerLog, type Receipt } from "./support.js";
 
@@ -18,7 +18,8 @@ describe("queue drain", () => {
     box = sandbox();
     const root = repo(box);
     const newPage = "---\ntitle: Ingested\nsummary: From notes\ntopics: [concepts]\nsources: []\n---\n# Ingested\n\nLearned from the notes.\n";
-    const result = box.run(["ingest", "almanac/notes.md", "--using", "claude", "--guidance", "be brief", "--json"], {
+    writeFileSync(join(root, "meeting.md"), "# Meeting\n\nWe decided to batch writes.\n");
+    const result = box.run(["ingest", "meeting.md", "--using", "claude", "--guidance", "be brief", "--json"], {
       cwd: root,
       env: { FAKE_CLAUDE_WRITE_FILES: JSON.stringify({ "almanac/concepts/ingested.md": newPage }) },
     });
@@ -30,7 +31,12 @@ describe("queue drain", () => {
 
     const done = await waitForStatus(box, receipt.run_id, ["done", "failed"]);
     expect(done).toMatchObject({ status: "done", failure_category: null });
-    expect(events(box, receipt.run_id).map((e) => e.message).slice(0, 3)).toEqual(["queued ingest", "running", "resolved 1 source"]);
+    expect(events(box, receipt.run_id).map((e) => e.message).slice(0, 4)).toEqual([
+      "queued ingest",
+      "running",
+      "prepared 1 source",
+      "starting claude 2.1.332 with model claude-sonnet-5",
+    ]);
     expect(events(box, receipt.run_id).at(-1)).toMatchObject({ kind: "status", message: "done" });
 
     const show = box.run(["jobs", "show", receipt.run_id, "--json"]).json<{ page_changes: unknown; log_path: string }>();
@@ -99,13 +105,27 @@ describe("queue drain", () => {
     expect(runs.every((r) => r.status === "done")).toBe(true);
   });
 
-  test("a codex run fails honestly at harness readiness", async () => {
+  test("a codex run drives codex to done and records its thread and rollout", async () => {
     box = sandbox();
     const root = repo(box);
-    const receipt = box.run(["garden", "--using", "codex", "--json"], { cwd: root }).json<Receipt>();
+    const codexHome = join(box.dir, "codex-home");
+    mkdirSync(codexHome);
+    const receipt = box.run(["garden", "--using", "codex", "--json"], { cwd: root, env: { CODEX_HOME: codexHome } }).json<Receipt>();
+    const done = await waitForStatus(box, receipt.run_id, ["failed", "done"]);
+    expect(done).toMatchObject({ status: "done", harness_kind: "codex" });
+    expect(done.harness_session_id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(done.transcript_path).toMatch(new RegExp(`^${codexHome}/sessions/.*-${done.harness_session_id}\\.jsonl$`));
+  });
+
+  test("a codex older than 0.44 fails at readiness with the upgrade line", async () => {
+    box = sandbox();
+    const root = repo(box);
+    const receipt = box.run(["garden", "--using", "codex", "--json"], { cwd: root, env: { FAKE_CODEX_VERSION: "0.43.0" } }).json<Receipt>();
     const failed = await waitForStatus(box, receipt.run_id, ["failed", "done"]);
     expect(failed).toMatchObject({ status: "failed", failure_category: "harness_readiness" });
-    expect(failed.error).toBe("the Codex harness is not available yet; use --using claude");
+    expect(failed.error).toBe(
+      "harness codex is not available: codex 0.43.0 is older than 0.44.0 and prints a --json stream CodeAlmanac cannot read — upgrade Codex: npm install -g @openai/codex@latest; or retry with --using claude",
+    );
   });
 
   test("an agent that is not logged in fails the run as provider_execution with the fix", async () => {

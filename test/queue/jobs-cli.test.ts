@@ -8,6 +8,8 @@ afterEach(() => box?.cleanup());
 
 const RUN_FIELDS = [
   "cancellation_requested_at",
+  "change_notes",
+  "commits",
   "created_at",
   "error",
   "execution",
@@ -16,6 +18,7 @@ const RUN_FIELDS = [
   "harness_transcript",
   "kind",
   "log_path",
+  "outside_changes",
   "page_changes",
   "repository",
   "repository_id",

@@ -92,10 +92,10 @@ describe("init", () => {
     expect(file.stderr).toMatch(/repository path must be a directory/);
   });
 
-  test("a build whose agent is unavailable is still recorded, scaffolded and queued, then fails at readiness", async () => {
+  test("a build whose agent cannot run is still recorded, scaffolded and queued, then fails at readiness", async () => {
     box = sandbox();
     const root = join(box.dir, "repo");
-    const receipt = box.run(["init", root, "--using", "codex", "--json"]).json<Receipt>();
+    const receipt = box.run(["init", root, "--using", "codex", "--json"], { env: { FAKE_CODEX_VERSION: "0.40.0" } }).json<Receipt>();
     expect(existsSync(join(root, "almanac", "README.md"))).toBe(true);
     const failed = await waitForStatus(box, receipt.run_id, ["failed", "done"]);
     expect(failed.failure_category).toBe("harness_readiness");
@@ -110,21 +110,21 @@ describe("ingest and garden", () => {
     writeFileSync(join(root, "docs", "design.md"), "# Design\n");
     const promptFile = join(box.dir, "prompt.txt");
     const receipt = box
-      .run(["ingest", "design.md", "https://example.com/post", "--using", "claude", "--json"], {
+      .run(["ingest", "design.md", "--using", "claude", "--json"], {
         cwd: join(root, "docs"),
         env: { FAKE_CLAUDE_PROMPT_FILE: promptFile },
       })
       .json<Receipt>();
     await waitForStatus(box, receipt.run_id, ["done"]);
     const prompt = readFileSync(promptFile, "utf8");
-    expect(prompt).toContain('"docs/design.md"');
-    expect(prompt).toContain('"https://example.com/post"');
-    expect(box.run(["jobs", "show", receipt.run_id, "--json"]).json()).toMatchObject({ title: "Ingest 2 sources" });
+    expect(prompt).toContain('"title": "File docs/design.md"');
+    expect(prompt).toMatch(/<source n="1" title="File docs\/design.md">\n[\s\S]*# Design[\s\S]*\n<\/source>/);
+    expect(box.run(["jobs", "show", receipt.run_id, "--json"]).json()).toMatchObject({ title: "Ingest docs/design.md" });
 
     writeFileSync(join(box.dir, "outside.md"), "x");
     const outside = box.run(["ingest", join(box.dir, "outside.md"), "--using", "claude"], { cwd: root });
     expect(outside.code).toBe(1);
-    expect(outside.stderr).toMatch(/^codealmanac: path is outside repository repo: /);
+    expect(outside.stderr).toMatch(/^codealmanac: path is outside repository \/.*\/repo: \/.*\/outside\.md\n$/);
     expect(box.run(["ingest", "--using", "claude"], { cwd: root }).code).toBe(2);
     expect(box.run(["garden", "--title", "  ", "--using", "claude"], { cwd: root }).stderr).toBe(
       "codealmanac: --title must not be blank\n",

@@ -16,6 +16,10 @@ export interface RunRow {
   claim_seq: number | null;
   seq: number;
   cancel_requested_at: number | null;
+  harness_kind: string | null;
+  harness_session_id: string | null;
+  transcript_path: string | null;
+  changes_json: string | null;
 }
 
 /** Reads the state database directly: polling it has no side effects (unlike `jobs`). */

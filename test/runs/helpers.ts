@@ -41,6 +41,7 @@ export function spec(kind: RunKind, extra: Partial<RunSpec> = {}): RunSpec {
     harness: "claude",
     model: "claude-sonnet-5",
     inputs: kind === "ingest" ? ["notes.md"] : [],
+    sources: [],
     title: null,
     guidance: null,
     auto_commit: false,

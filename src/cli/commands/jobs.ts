@@ -6,7 +6,8 @@ import { RUN_KINDS, RUN_STATUSES, type RunKind, type RunStatus } from "../../run
 import { projectSteps } from "../../runs/steps.js";
 import type { CliContext } from "../context.js";
 import type { Opts } from "../context.js";
-import { eventJson, omitNulls, renderJob, renderJobList, renderSteps, runJson, statusText, stepJson } from "../render/jobs.js";
+import { renderJob, renderJobList, renderSteps, runJson, stepJson } from "../render/jobs.js";
+import { followRun } from "./follow.js";
 import { renderReceipt } from "../render/receipt.js";
 import { nonNegative } from "./shared.js";
 
@@ -65,50 +66,9 @@ export async function logs(ctx: CliContext, app: App, args: unknown[], opts: Opt
 
 export async function attach(ctx: CliContext, app: App, args: unknown[], opts: Opts): Promise<void> {
   const runId = parseRunId(args[0] as string);
-  const jobs = await service(app);
-  const abort = new AbortController();
-  const onSigint = () => abort.abort();
-  process.once("SIGINT", onSigint);
-  let printed = 0;
-  let last: { status: string; error: string | null; summary: string | null } | null = null;
-  try {
-    const interval = Number(ctx.env.CODEALMANAC_ATTACH_INTERVAL_MS ?? 100);
-    const repositoryId = repositoryFilter(app, opts);
-    for await (const update of jobs.attach(runId, {
-      intervalMs: interval,
-      signal: abort.signal,
-      ...(repositoryId ? { repositoryId } : {}),
-    })) {
-      last = update.record;
-      if (opts.json) {
-        ctx.write(
-          JSON.stringify(omitNulls({ record: omitNulls(runJson(update.record)), events: update.events.map(eventJson), terminal: update.terminal })) +
-            "\n",
-        );
-        continue;
-      }
-      const text = renderSteps(ctx, projectSteps(update.events));
-      if (text !== "") {
-        ctx.write(text);
-        printed++;
-      }
-    }
-  } finally {
-    process.removeListener("SIGINT", onSigint);
-  }
-  if (abort.signal.aborted) {
-    if (!opts.json) ctx.write(`detached — job continues in background\ncancel: codealmanac jobs cancel ${runId}\n`);
-    ctx.exitCode = 130;
-    return;
-  }
-  if (opts.json || !last) return;
-  const s = ctx.out;
-  const tail: string[] = [];
-  if (printed === 0) tail.push("no log events");
-  tail.push(`status: ${statusText(s, last.status)}`);
-  if (last.status === "failed" && last.error) tail.push(`error: ${s.red(last.error)}`);
-  if (last.status === "done" && last.summary) tail.push(`summary: ${last.summary}`);
-  ctx.write(tail.join("\n") + "\n");
+  const repositoryId = repositoryFilter(app, opts);
+  const outcome = await followRun(ctx, app, runId, { json: opts.json ? "lines" : false, ...(repositoryId ? { repositoryId } : {}) });
+  if (outcome.detached) ctx.exitCode = 130;
 }
 
 export async function cancel(ctx: CliContext, app: App, args: unknown[], opts: Opts): Promise<void> {

@@ -23,6 +23,9 @@ export function runJson(r: RunRecord) {
     finished_at: isoTime(r.finishedAt),
     cancellation_requested_at: isoTime(r.cancelRequestedAt),
     page_changes: r.pageChanges,
+    commits: r.changes?.commits ?? null,
+    outside_changes: r.changes?.outside ?? null,
+    change_notes: r.changes && r.changes.notes.length > 0 ? r.changes.notes : null,
     harness_transcript: r.harness
       ? { kind: r.harness.kind, session_id: r.harness.sessionId, transcript_path: r.harness.transcriptPath }
       : null,
@@ -112,6 +115,14 @@ export function renderJob(ctx: CliContext, r: RunRecord, now: number): void {
       for (const slug of list) out.push(`  ${mark} ${s.blue(slug)}`);
     }
   }
+  if (r.changes) {
+    for (const commit of r.changes.commits) out.push(line("commit", `${commit.sha.slice(0, 12)} ${commit.subject}`));
+    if (r.changes.outside.length > 0) {
+      out.push(line("outside", s.yellow(`${r.changes.outside.length} file${r.changes.outside.length === 1 ? "" : "s"} changed outside almanac/`)));
+      for (const file of r.changes.outside) out.push(`  ${s.yellow("!")} ${file.path} ${s.dim(`(${file.change})`)}`);
+    }
+    for (const note of r.changes.notes) out.push(line("note", s.yellow(note)));
+  }
   if (r.harness?.sessionId) out.push(line("session", `${r.harness.kind} ${r.harness.sessionId}`));
   if (r.harness?.transcriptPath) out.push(line("transcript", r.harness.transcriptPath));
   if (r.execution && r.status === "running") out.push(line("executor", `pid ${r.execution.pid}`));
@@ -149,6 +160,8 @@ export function renderSteps(ctx: CliContext, steps: RunStep[]): string {
       const target = step.target ? ` ${middleTruncate(step.target, 68)}` : "";
       out.push(`${mark} ${verb}${target}`);
       if (step.detail && step.kind === "agent") out.push(s.dim(`  ${middleTruncate(step.detail, 100)}`));
+    } else if (step.kind === "warning") {
+      out.push(`${s.yellow("!")} ${s.yellow(step.body ?? step.title)}`);
     } else {
       const head = step.kind === "error" ? `${s.red("✕")} ${step.title}` : `· ${step.title}`;
       out.push(head);

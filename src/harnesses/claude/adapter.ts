@@ -1,42 +1,44 @@
 /**
- * Claude Code adapter: runs `claude -p --output-format stream-json --verbose …`
- * (decisions.md §19) as a child of the caller — in the caller's process group, so
- * a group kill of the executor reaches it (decisions.md §17) — and turns its
- * stream into harness events and one `HarnessRunResult`.
+ * Claude Code adapter: runs `claude -p --output-format stream-json --verbose …` as a
+ * child of the executor (in its process group, so a group kill reaches it) and turns
+ * its stream into harness events and one `HarnessRunResult`. Writes outside the
+ * repository are blocked by Claude Code's own permission layer (see `claudeArgs`).
  */
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { accessSync, constants, realpathSync, statSync } from "node:fs";
-import { delimiter, isAbsolute, join, resolve } from "node:path";
+import { realpathSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { isPathLike, resolveExecutable } from "../../core/executables.js";
+import { runCommand } from "../../core/exec.js";
 import { isDirectory } from "../../core/fs.js";
 import { homeDir } from "../../core/paths.js";
-import type { HarnessEvent, HarnessUsage } from "../events.js";
-import type {
-  HarnessAdapter,
-  HarnessFailure,
-  HarnessReadiness,
-  HarnessRunRequest,
-  HarnessRunResult,
-  HarnessRunStatus,
-} from "../types.js";
+import type { HarnessUsage } from "../events.js";
+import type { HarnessAdapter, HarnessFailure, HarnessReadiness, HarnessRunRequest, HarnessRunResult } from "../types.js";
+import { runAgentProcess, type AgentProcessExit } from "../agent-process.js";
+import { conclude, EventSink, failedWith, type Outcome } from "../outcome.js";
+import { HARNESSES } from "../catalog.js";
+import { firstLine, formatDuration } from "../text.js";
+import { atLeast, parseVersion, formatVersion } from "../version.js";
 import { classifyClaudeResult, createClaudeStreamParser, type ClaudeResultLine } from "./stream.js";
 
+/** The tools a run may use without asking; Bash only for read-only git. */
 export const CLAUDE_ALLOWED_TOOLS =
   "Read,Write,Edit,MultiEdit,Glob,Grep,Bash(git status:*),Bash(git diff:*),Bash(git log:*)";
 
-export const CLAUDE_INSTALL_REPAIR =
-  "Install Claude Code (npm install -g @anthropic-ai/claude-code) or use --using codex";
+/**
+ * Before Claude Code had the setting below, a bare `Write`/`Edit` rule allowed writes
+ * anywhere; without those rules `acceptEdits` still accepts edits, but only inside the
+ * working directory.
+ */
+const CLAUDE_ALLOWED_TOOLS_CONFINED = "Read,Glob,Grep,Bash(git status:*),Bash(git diff:*),Bash(git log:*)";
 
-/** SIGTERM, then SIGKILL this long after if the process is still there. */
-export const KILL_GRACE_MS = 2_000;
+/** The first Claude Code version with `permissions.blockWritesOutsideWorkingDirectories`. */
+export const CLAUDE_WRITE_BOUNDARY_VERSION = "2.1.314";
+
+export const CLAUDE_WRITE_BOUNDARY_SETTINGS = JSON.stringify({ permissions: { blockWritesOutsideWorkingDirectories: true } });
 
 /** After the `result` line, how long `claude -p` may take to exit on its own before it is stopped. */
 const DEFAULT_EXIT_AFTER_RESULT_MS = 5_000;
 
-/** After the process exits, how long to wait for its stdout to close (a grandchild may hold it). */
-const STDIO_CLOSE_GRACE_MS = 1_000;
-
-const STDERR_HEAD_LIMIT = 64 * 1024;
-const SUMMARY_LIMIT = 200;
+const VERSION_TIMEOUT_MS = 10_000;
 
 export interface ClaudeAdapterOptions {
   /** Executable name looked up on PATH, or a path. Default `claude`. */
@@ -45,8 +47,9 @@ export interface ClaudeAdapterOptions {
   exitAfterResultMs?: number;
 }
 
-/** The argv after the executable, exactly as decisions.md §19 prescribes. */
-export function claudeArgs(model: string, sessionId: string): string[] {
+/** The argv after the executable; `version` is what `claude --version` printed (null: unknown). */
+export function claudeArgs(model: string, sessionId: string, version: string | null = null): string[] {
+  const bounded = atLeast(version, CLAUDE_WRITE_BOUNDARY_VERSION);
   return [
     "-p",
     "--output-format",
@@ -55,32 +58,41 @@ export function claudeArgs(model: string, sessionId: string): string[] {
     "--permission-mode",
     "acceptEdits",
     "--allowedTools",
-    CLAUDE_ALLOWED_TOOLS,
+    bounded ? CLAUDE_ALLOWED_TOOLS : CLAUDE_ALLOWED_TOOLS_CONFINED,
     "--model",
     model,
     "--session-id",
     sessionId,
+    ...(bounded ? ["--settings", CLAUDE_WRITE_BOUNDARY_SETTINGS] : []),
   ];
 }
 
 export function createClaudeAdapter(options: ClaudeAdapterOptions = {}): HarnessAdapter {
-  const executable = options.executable ?? "claude";
+  const executable = options.executable ?? HARNESSES.claude.executable;
   const exitAfterResultMs = options.exitAfterResultMs ?? DEFAULT_EXIT_AFTER_RESULT_MS;
 
   return {
     kind: "claude",
 
     async readiness(env: NodeJS.ProcessEnv = process.env): Promise<HarnessReadiness> {
-      // Deliberately spawns nothing: auth problems surface from the run itself.
+      // Authentication is never checked here: API keys, base URLs and stored logins all
+      // work, and a 401 from the run itself is classified with its fix.
       const found = resolveExecutable(executable, env);
       if (!found) {
-        return { kind: "claude", available: false, message: notFoundMessage(executable), repair: CLAUDE_INSTALL_REPAIR };
+        return { kind: "claude", available: false, message: notFoundMessage(executable), repair: HARNESSES.claude.install };
       }
-      return { kind: "claude", available: true, message: `claude found at ${found}` };
+      const probe = await runCommand(found, ["--version"], { env: childEnv(env), timeoutMs: VERSION_TIMEOUT_MS });
+      const version = parseVersion(probe.stdout);
+      return {
+        kind: "claude",
+        available: true,
+        message: `claude ${version ? formatVersion(version) : "(version unknown)"} at ${found}`,
+        version: version ? formatVersion(version) : null,
+      };
     },
 
-    run(request: HarnessRunRequest, onEvent: (event: HarnessEvent) => void): Promise<HarnessRunResult> {
-      return runClaude(executable, exitAfterResultMs, request, onEvent);
+    run(request: HarnessRunRequest, onEvent): Promise<HarnessRunResult> {
+      return runClaude(executable, exitAfterResultMs, request, new EventSink(onEvent));
     },
   };
 }
@@ -88,276 +100,98 @@ export function createClaudeAdapter(options: ClaudeAdapterOptions = {}): Harness
 // ---------------------------------------------------------------------------
 // One run
 
-type StopReason = "timeout" | "authentication" | "cancelled" | "sink" | "after_result";
-
-interface Outcome {
-  status: HarnessRunStatus;
-  failure: HarnessFailure | null;
-  outputText: string;
-}
-
-function runClaude(
+async function runClaude(
   executable: string,
   exitAfterResultMs: number,
   request: HarnessRunRequest,
-  onEvent: (event: HarnessEvent) => void,
+  sink: EventSink,
 ): Promise<HarnessRunResult> {
-  const env = childEnv(request.env ?? process.env);
+  const baseEnv = request.env ?? process.env;
+  const env = childEnv(baseEnv);
   const parser = createClaudeStreamParser({ cwd: request.cwd });
-  const events: HarnessEvent[] = [];
-  let sinkError: { error: unknown } | null = null;
 
-  function deliver(event: HarnessEvent): void {
-    events.push(event);
-    if (sinkError) return;
-    try {
-      onEvent(event);
-    } catch (error) {
-      sinkError = { error };
-    }
-  }
-
-  /** Appends the single terminal `done`, delivers it, and builds the result. */
-  function conclude(outcome: Outcome, result: ClaudeResultLine | null): HarnessRunResult {
+  const finish = (outcome: Outcome, result: ClaudeResultLine | null) => {
     const { sessionId } = parser.finish();
-    const outputText = outcome.outputText.trim() || outcome.failure?.message || `claude ${outcome.status}`;
-    const usage = usageFrom(result);
-    const headline = firstLine(outputText);
-    const done: HarnessEvent = {
-      kind: "done",
-      message: clip(`claude ${outcome.status}${headline ? `: ${headline}` : ""}`, 500),
-      status: outcome.status,
-      actor: sessionId
-        ? { thread_id: sessionId, role: "root", label: "Main", confidence: "provider" }
-        : { role: "unknown", label: "Unknown actor", confidence: "unknown" },
-    };
-    if (sessionId) done.provider_session_id = sessionId;
-    if (outcome.failure) done.failure = { ...outcome.failure };
-    if (usage) done.usage = usage;
-    deliver(done);
-    return {
-      kind: "claude",
-      status: outcome.status,
-      outputText,
-      summary: outcome.status === "succeeded" && headline ? clip(headline, SUMMARY_LIMIT) : null,
-      failure: outcome.failure,
-      sessionId,
-      transcriptPath: sessionId ? claudeTranscriptPath(request.cwd, sessionId, request.env ?? process.env) : null,
-      costUsd: result?.total_cost_usd ?? null,
-      usage,
-      events,
-    };
-  }
-
-  function settle(outcome: Outcome, result: ClaudeResultLine | null): Promise<HarnessRunResult> {
-    const built = conclude(outcome, result);
-    return sinkError ? Promise.reject(sinkError.error) : Promise.resolve(built);
-  }
+    return sink.settle(
+      conclude(sink, {
+        kind: "claude",
+        outcome,
+        sessionId,
+        transcriptPath: sessionId ? claudeTranscriptPath(request.cwd, sessionId, baseEnv) : null,
+        usage: usageFrom(result),
+        costUsd: result?.total_cost_usd ?? null,
+      }),
+    );
+  };
 
   // Failures found before anything is spawned.
-  if (request.signal?.aborted) {
-    return settle({ status: "cancelled", failure: null, outputText: "claude cancelled" }, null);
-  }
+  if (request.signal?.aborted) return finish({ status: "cancelled", failure: null, outputText: "claude cancelled" }, null);
   if (!isDirectory(request.cwd)) {
-    const failure = claudeFailure("claude.process_failed", `working directory does not exist: ${request.cwd}`);
-    return settle({ status: "failed", failure, outputText: failure.message }, null);
+    return finish(failedWith(claudeFailure("claude.process_failed", `working directory does not exist: ${request.cwd}`)), null);
   }
   const command = resolveExecutable(executable, env);
-  if (!command) {
-    const failure = notInstalled(executable);
-    return settle({ status: "failed", failure, outputText: failure.message }, null);
-  }
+  if (!command) return finish(failedWith(notInstalled(executable)), null);
 
-  return new Promise<HarnessRunResult>((resolvePromise, rejectPromise) => {
-    let child: ChildProcessWithoutNullStreams;
-    try {
-      child = spawn(command, claudeArgs(request.model, request.sessionId), {
-        cwd: request.cwd,
-        env,
-        stdio: ["pipe", "pipe", "pipe"],
-        // Not detached: the agent stays in the caller's process group (decisions.md §17).
-        detached: false,
-        windowsHide: true,
-      });
-    } catch (error) {
-      const failure = spawnFailure(executable, error);
-      settle({ status: "failed", failure, outputText: failure.message }, null).then(resolvePromise, rejectPromise);
-      return;
-    }
-
-    let settled = false;
-    let spawnError: unknown = null;
-    let stopReason: StopReason | null = null;
-    let terminated = false;
-    let exited = false;
-    let exitCode: number | null = null;
-    let exitSignal: NodeJS.Signals | null = null;
-    let resultSeen = false;
-    let stdoutBuffer = "";
-    let stderrHead = "";
-    const timers: NodeJS.Timeout[] = [];
-    const later = (ms: number, action: () => void) => timers.push(setTimeout(action, ms));
-
-    function stop(reason: StopReason): void {
-      stopReason ??= reason;
-      if (exited || terminated) return;
-      terminated = true;
-      child.kill("SIGTERM");
-      later(KILL_GRACE_MS, () => {
-        if (!exited) child.kill("SIGKILL");
-      });
-    }
-
-    function handleLine(line: string): void {
-      for (const event of parser.push(line)) deliver(event);
-      if (sinkError) stop("sink");
-      if (parser.authenticationFailure) stop("authentication");
-      if (!resultSeen && parser.finish().result) {
-        resultSeen = true;
-        later(exitAfterResultMs, () => stop("after_result"));
-      }
-    }
-
-    const onAbort = () => stop("cancelled");
-    request.signal?.addEventListener("abort", onAbort, { once: true });
-    if (request.timeoutMs !== undefined && Number.isFinite(request.timeoutMs) && request.timeoutMs > 0) {
-      later(request.timeoutMs, () => stop("timeout"));
-    }
-
-    child.stdout.setEncoding("utf8");
-    child.stdout.on("data", (chunk: string) => {
-      if (settled) return;
-      stdoutBuffer += chunk;
-      let newline = stdoutBuffer.indexOf("\n");
-      while (newline >= 0 && !settled) {
-        const line = stdoutBuffer.slice(0, newline);
-        stdoutBuffer = stdoutBuffer.slice(newline + 1);
-        handleLine(line);
-        newline = stdoutBuffer.indexOf("\n");
-      }
-    });
-
-    child.stderr.setEncoding("utf8");
-    child.stderr.on("data", (chunk: string) => {
-      if (stderrHead.length < STDERR_HEAD_LIMIT) stderrHead += chunk;
-      try {
-        request.onStderr?.(chunk);
-      } catch {
-        // A stderr observer must never break the run.
-      }
-    });
-
-    // The child may exit before reading its prompt; EPIPE here is not our failure.
-    child.stdin.on("error", () => {});
-    child.stdin.end(request.prompt, "utf8");
-
-    child.on("error", (error) => {
-      // Spawn failures (ENOENT, EACCES) arrive here; kill failures too, which we ignore.
-      if (child.pid === undefined) {
-        spawnError = error;
-        finish();
-      }
-    });
-
-    child.on("exit", (code, signal) => {
-      if (settled) return;
-      exited = true;
-      exitCode = code;
-      exitSignal = signal;
-      // stdout normally closes right after; a grandchild holding it must not keep us waiting.
-      later(STDIO_CLOSE_GRACE_MS, () => finish());
-    });
-
-    child.on("close", (code, signal) => {
-      if (!exited) {
-        exited = true;
-        exitCode = code;
-        exitSignal = signal;
-      }
-      finish();
-    });
-
-    function finish(): void {
-      if (settled) return;
-      if (stdoutBuffer.trim() !== "") handleLine(stdoutBuffer);
-      stdoutBuffer = "";
-      settled = true;
-      for (const timer of timers) clearTimeout(timer);
-      request.signal?.removeEventListener("abort", onAbort);
-      child.stdout.destroy();
-      child.stderr.destroy();
-
-      const { result } = parser.finish();
-      const outcome = spawnError
-        ? failedWith(spawnFailure(executable, spawnError))
-        : decide({
-            result,
-            stopReason,
-            stoppedByUs: terminated,
-            exitCode,
-            exitSignal,
-            stderrLine: firstLine(stderrHead),
-            timeoutMs: request.timeoutMs,
-            authenticationFailure: parser.authenticationFailure,
-          });
-      settle(outcome, result).then(resolvePromise, rejectPromise);
-    }
-  });
+  const exit = await runAgentProcess(
+    {
+      command,
+      args: claudeArgs(request.model, request.sessionId, request.cliVersion ?? null),
+      cwd: request.cwd,
+      env,
+      stdin: request.prompt,
+      ...(request.timeoutMs !== undefined ? { timeoutMs: request.timeoutMs } : {}),
+      ...(request.signal ? { signal: request.signal } : {}),
+      exitAfterFinishMs: exitAfterResultMs,
+      ...(request.onStderr ? { onStderr: request.onStderr } : {}),
+    },
+    (line, control) => {
+      for (const event of parser.push(line)) sink.deliver(event);
+      if (sink.failed) control.stop("sink");
+      if (parser.authenticationFailure) control.stop("authentication");
+      if (parser.finish().result) control.finished();
+    },
+  );
+  const { result } = parser.finish();
+  const outcome = exit.spawnError
+    ? failedWith(spawnFailure(executable, exit.spawnError))
+    : decide(exit, result, request.timeoutMs, parser.authenticationFailure);
+  return finish(outcome, result);
 }
 
-interface Facts {
-  result: ClaudeResultLine | null;
-  stopReason: StopReason | null;
-  stoppedByUs: boolean;
-  exitCode: number | null;
-  exitSignal: NodeJS.Signals | null;
-  stderrLine: string;
-  timeoutMs: number | undefined;
-  authenticationFailure: HarnessFailure | null;
-}
-
-/** The run's status and failure from what the process did (harnesses.md §6.1). */
-function decide(facts: Facts): Outcome {
-  const { result } = facts;
-  const exitText = facts.exitCode !== null ? String(facts.exitCode) : (facts.exitSignal ?? "unknown");
+/** The run's status and failure from what the process did. */
+function decide(
+  exit: AgentProcessExit,
+  result: ClaudeResultLine | null,
+  timeoutMs: number | undefined,
+  authenticationFailure: HarnessFailure | null,
+): Outcome {
+  const exitText = exit.exitCode !== null ? String(exit.exitCode) : (exit.exitSignal ?? "unknown");
+  const stderrLine = firstLine(exit.stderrHead);
 
   if (result) {
     const failure = classifyClaudeResult(result);
     if (failure) return { status: "failed", failure, outputText: result.result?.trim() || failure.message };
     // A success result counts when the CLI exited cleanly, or when we stopped it after the result.
-    if (facts.exitCode === 0 || facts.stoppedByUs) {
-      return { status: "succeeded", failure: null, outputText: result.result ?? "" };
-    }
-    return failedWith(
-      claudeFailure(
-        "claude.process_failed",
-        facts.stderrLine || `claude exited ${exitText} after reporting success`,
-      ),
-    );
+    if (exit.exitCode === 0 || exit.stoppedByUs) return { status: "succeeded", failure: null, outputText: result.result ?? "" };
+    return failedWith(claudeFailure("claude.process_failed", stderrLine || `claude exited ${exitText} after reporting success`));
   }
 
-  switch (facts.stopReason) {
+  switch (exit.stopReason) {
     case "cancelled":
       return { status: "cancelled", failure: null, outputText: "claude cancelled" };
     case "timeout":
       return failedWith(
-        claudeFailure("timeout", `claude timed out after ${formatDuration(facts.timeoutMs ?? 0)}`, {
+        claudeFailure("timeout", `claude timed out after ${formatDuration(timeoutMs ?? 0)}`, {
           fix: "Raise runs.timeout or give the run less to do",
         }),
       );
     case "authentication":
-      if (facts.authenticationFailure) return failedWith(facts.authenticationFailure);
+      if (authenticationFailure) return failedWith(authenticationFailure);
       break;
     default:
       break;
   }
-  return failedWith(
-    claudeFailure("claude.process_failed", facts.stderrLine || `claude exited ${exitText} without a result`),
-  );
-}
-
-function failedWith(failure: HarnessFailure): Outcome {
-  return { status: "failed", failure, outputText: failure.message };
+  return failedWith(claudeFailure("claude.process_failed", stderrLine || `claude exited ${exitText} without a result`));
 }
 
 function claudeFailure(code: string, message: string, extra: { fix?: string } = {}): HarnessFailure {
@@ -365,7 +199,7 @@ function claudeFailure(code: string, message: string, extra: { fix?: string } = 
 }
 
 function notInstalled(executable: string): HarnessFailure {
-  return claudeFailure("claude.not_installed", notFoundMessage(executable), { fix: CLAUDE_INSTALL_REPAIR });
+  return claudeFailure("claude.not_installed", notFoundMessage(executable), { fix: HARNESSES.claude.install });
 }
 
 function spawnFailure(executable: string, error: unknown): HarnessFailure {
@@ -400,43 +234,6 @@ function usageFrom(result: ClaudeResultLine | null): HarnessUsage | null {
   }
   return usage;
 }
-
-// ---------------------------------------------------------------------------
-// Executable lookup (no spawning)
-
-function isPathLike(executable: string): boolean {
-  return executable.includes("/") || executable.includes("\\");
-}
-
-/** Absolute path of an executable file, looked up on `env.PATH` unless already a path. */
-export function resolveExecutable(executable: string, env: NodeJS.ProcessEnv = process.env): string | null {
-  if (isPathLike(executable)) {
-    const candidate = resolve(executable);
-    return isExecutableFile(candidate) ? candidate : null;
-  }
-  const dirs = (env.PATH ?? env.Path ?? "").split(delimiter).filter((dir) => dir !== "");
-  const extensions =
-    process.platform === "win32" ? ["", ...(env.PATHEXT ?? ".EXE;.CMD;.BAT;.COM").split(";")] : [""];
-  for (const dir of dirs) {
-    if (!isAbsolute(dir)) continue; // a relative PATH entry would depend on the cwd
-    for (const extension of extensions) {
-      const candidate = join(dir, executable + extension);
-      if (isExecutableFile(candidate)) return candidate;
-    }
-  }
-  return null;
-}
-
-function isExecutableFile(path: string): boolean {
-  try {
-    if (!statSync(path).isFile()) return false;
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 
 // ---------------------------------------------------------------------------
 // Transcript location (agent-cli-formats.md §3.1–3.2)
@@ -475,28 +272,4 @@ export function claudeTranscriptPath(cwd: string, sessionId: string, env: NodeJS
     real = resolve(cwd);
   }
   return join(configDir, "projects", encodeClaudeProjectFolder(real), `${sessionId}.jsonl`);
-}
-
-// ---------------------------------------------------------------------------
-// Text helpers
-
-function firstLine(text: string): string {
-  return (
-    text
-      .split("\n")
-      .map((line) => line.trim())
-      .find((line) => line !== "") ?? ""
-  );
-}
-
-function clip(text: string, limit: number): string {
-  return text.length <= limit ? text : `${text.slice(0, limit - 1)}…`;
-}
-
-function formatDuration(ms: number): string {
-  if (ms < 1_000) return `${ms} ms`;
-  const seconds = ms / 1_000;
-  if (seconds < 120) return `${Number.isInteger(seconds) ? seconds : seconds.toFixed(1)} s`;
-  const minutes = seconds / 60;
-  return `${Number.isInteger(minutes) ? minutes : minutes.toFixed(1)} min`;
 }

@@ -17,6 +17,7 @@ import type {
   ToolDisplayKind,
 } from "../events.js";
 import type { HarnessFailure } from "../types.js";
+import { HARNESSES } from "../catalog.js";
 
 // ---------------------------------------------------------------------------
 // The result line
@@ -86,7 +87,7 @@ function toResultLine(line: Record<string, unknown>): ClaudeResultLine | null {
 // ---------------------------------------------------------------------------
 // Failure classification (harnesses.md §6.1)
 
-export const CLAUDE_LOGIN_FIX = "Run `claude auth login` or set ANTHROPIC_API_KEY";
+export const CLAUDE_LOGIN_FIX = HARNESSES.claude.login;
 
 export interface ClaudeFailureInput {
   /** Error text: the result text, joined `errors`, or a synthetic message's text. */

@@ -1,0 +1,72 @@
+/**
+ * Ingest sources: what `ca ingest <address…>` accepts. An address is resolved and
+ * validated when the run is queued (a typo is an exit-1 error, not a failed run
+ * minutes later) into a `SourceRef`, which the run spec stores. The executor prepares
+ * each ref into a `SourceBrief` in the run's `source_preparation` phase.
+ */
+export const SOURCE_KINDS = [
+  "file",
+  "folder",
+  "git_range",
+  "git_commit",
+  "git_diff",
+  "github_pr",
+  "github_issue",
+  "url",
+  "transcript",
+] as const;
+export type SourceKind = (typeof SOURCE_KINDS)[number];
+
+/** Resolved at queue time and stored in the run spec as JSON; everything in it is plain data. */
+export interface SourceRef {
+  /** What the user typed, verbatim. */
+  address: string;
+  kind: SourceKind;
+  /** One line for people: `File src/app.ts`, `GitHub pull request #12`, `Git range main..HEAD`. */
+  title: string;
+  /** Absolute path (file, folder, transcript). */
+  path?: string;
+  /** Repository-relative path with `/` separators, when the path lies inside the repository. */
+  display?: string;
+  /** Normalized web or GitHub URL. */
+  url?: string;
+  /** `owner/repo` for GitHub addresses that name one. */
+  repository?: string;
+  /** PR or issue number. */
+  number?: number;
+  /** Git: the range or revision as typed (`main..HEAD`, `abc123`), or the diff target. */
+  revision?: string;
+  /** Git: commits pinned when queued, so the run sees what the user saw. */
+  pinned?: { from?: string; to?: string };
+  /** Transcript: which agent wrote it. */
+  format?: TranscriptFormat;
+  /** File: SHA-256 of the bytes read when queued, so the run can say the file has changed since. */
+  fingerprint?: string;
+  /**
+   * GitHub `owner/repo#n`: the address does not say whether n is a pull request or an
+   * issue, and queuing must not touch the network, so the run asks gh. `kind` is then
+   * `github_issue` until the run learns otherwise.
+   */
+  kindPending?: boolean;
+}
+
+export type TranscriptFormat = "claude" | "codex";
+
+/** Prepared material for the agent, bounded by the prompt budget. */
+export interface SourceBrief {
+  address: string;
+  kind: SourceKind;
+  title: string;
+  /** One sentence telling the agent how to treat this material. */
+  hint: string;
+  /** The text that goes into the prompt (within this source's share of the budget). */
+  content: string;
+  /** Length of the whole material in characters, before any cut. */
+  totalChars: number;
+  /** True when `content` is shorter than the material. */
+  truncated: boolean;
+  /** When truncated: the whole material, written under the run's folder in the state root. */
+  materialPath?: string;
+  /** Facts the agent should know: files skipped, a response cut at the size limit, … */
+  notes: string[];
+}

@@ -1,0 +1,75 @@
+import { access, constants, stat } from "node:fs/promises";
+import { basename, resolve } from "node:path";
+import { invalid } from "../../core/errors.js";
+import type { ResolveContext, SourceTools } from "../context.js";
+import type { SourceRef, TranscriptFormat } from "../model.js";
+import { agentName } from "../transcripts/dialogue.js";
+import { sniffTranscriptFormat } from "../transcripts/detect.js";
+import { claudeProjectsDir, codexHome, findTranscriptBySessionId, looksLikeSessionId } from "../transcripts/locate.js";
+import { expandHome, repositoryDisplay } from "./paths-common.js";
+
+/** `transcript:<path>` or `transcript:<session-id>`. */
+export async function resolveTranscriptAddress(address: string, value: string, ctx: ResolveContext, tools: SourceTools): Promise<SourceRef> {
+  if (value === "") throw invalid(`transcript address needs a session id or a path: ${address}`);
+  const path = await transcriptPathOf(address, value, ctx, tools.env);
+  const format = await requireTranscript(path, tools);
+  return transcriptRef(address, path, format, ctx);
+}
+
+async function transcriptPathOf(address: string, value: string, ctx: ResolveContext, env: NodeJS.ProcessEnv): Promise<string> {
+  const asPath = resolve(ctx.cwd, expandHome(value, env));
+  if (isPathLike(value) || (await exists(asPath))) return asPath;
+  if (!looksLikeSessionId(value)) throw invalid(`transcript address needs a session id or a path: ${address}`);
+  const found = await findTranscriptBySessionId(value, env);
+  if (found) return found;
+  throw invalid(`transcript session not found: ${value} (looked in ${claudeProjectsDir(env)} and ${codexHome(env)})`);
+}
+
+function isPathLike(value: string): boolean {
+  return /[\\/]/.test(value) || value.startsWith("~") || value.startsWith(".") || /\.jsonl(\.zst)?$/i.test(value);
+}
+
+/** The file must exist, be readable, and be recognisably a Claude or Codex transcript. */
+export async function requireTranscript(path: string, tools: SourceTools): Promise<TranscriptFormat> {
+  const format = await sniffOrReason(path, tools);
+  if (typeof format === "string") return format;
+  throw invalid(`unreadable transcript: ${path}: ${format.reason}`);
+}
+
+async function sniffOrReason(path: string, tools: SourceTools): Promise<TranscriptFormat | { reason: string }> {
+  try {
+    if ((await stat(path)).isDirectory()) return { reason: "is a folder" };
+    await access(path, constants.R_OK);
+    return (await sniffTranscriptFormat(path, tools.limits.transcriptLineBytes)) ?? { reason: "not a Claude or Codex transcript" };
+  } catch (error) {
+    return { reason: fileSystemReason(error) };
+  }
+}
+
+function fileSystemReason(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === "ENOENT") return "no such file";
+  if (code === "EACCES" || code === "EPERM") return "permission denied";
+  return error instanceof Error ? error.message : String(error);
+}
+
+export function transcriptRef(address: string, path: string, format: TranscriptFormat, ctx: ResolveContext): SourceRef {
+  const display = repositoryDisplay(path, ctx.repositoryRoot);
+  return {
+    address,
+    kind: "transcript",
+    title: `${agentName(format)} transcript ${basename(path)}`,
+    path,
+    ...(display !== undefined ? { display } : {}),
+    format,
+  };
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,77 @@
+import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, test } from "vitest";
+import { FIXTURES, gitRepo, makeService, resolveError, tempDir, testEnv } from "./helpers.js";
+
+const TRANSCRIPTS = join(FIXTURES, "transcripts");
+const CLAUDE_ID = "22222222-2222-4222-8222-222222222222";
+const CODEX_ID = "019a1b2c-3d4e-7f00-8123-456789abcdef";
+
+function setup() {
+  const home = tempDir("ca-sources-home-");
+  const repo = gitRepo();
+  return { home, repo, service: makeService(testEnv(home)), ctx: { cwd: repo, repositoryRoot: repo } };
+}
+
+function place(from: string, to: string): string {
+  mkdirSync(join(to, ".."), { recursive: true });
+  copyFileSync(join(TRANSCRIPTS, from), to);
+  return to;
+}
+
+describe("transcript addresses", () => {
+  test("a session id is looked up in Claude's projects folder", async () => {
+    const { home, service, ctx } = setup();
+    const path = place("claude-2.0.jsonl", join(home, ".claude/projects/-home-dev-src-shop", `${CLAUDE_ID}.jsonl`));
+    const [ref] = await service.resolve([`transcript:${CLAUDE_ID}`], ctx);
+    expect(ref).toEqual({ address: `transcript:${CLAUDE_ID}`, kind: "transcript", title: `Claude Code transcript ${CLAUDE_ID}.jsonl`, path, format: "claude" });
+  });
+
+  test("a session id finds a Codex rollout, plain preferred over compressed, archived ones too", async () => {
+    const { home, service, ctx } = setup();
+    const day = join(home, ".codex/sessions/2026/11/29");
+    const zst = place("codex-envelope.jsonl.zst", join(day, `rollout-2026-11-29T21-01-05-${CODEX_ID}.jsonl.zst`));
+    const [compressed] = await service.resolve([`transcript:${CODEX_ID}`], ctx);
+    expect(compressed).toMatchObject({ kind: "transcript", format: "codex", path: zst });
+    const plain = place("codex-envelope.jsonl", join(day, `rollout-2026-11-29T21-01-05-${CODEX_ID}.jsonl`));
+    const [preferred] = await service.resolve([`transcript:${CODEX_ID}`], ctx);
+    expect(preferred!.path).toBe(plain);
+    const archived = place("codex-legacy.jsonl", join(home, ".codex/archived_sessions/rollout-2025-07-01T12-00-00-5f2a1c9e-1111-4222-9333-444455556666.jsonl"));
+    const [old] = await service.resolve(["transcript:5f2a1c9e-1111-4222-9333-444455556666"], ctx);
+    expect(old!.path).toBe(archived);
+  });
+
+  test("a transcript path, prefixed or bare, may lie outside the repository", async () => {
+    const { home, service, ctx } = setup();
+    const path = place("claude-2.1.jsonl", join(home, ".claude/projects/x/33333333-3333-4333-8333-333333333333.jsonl"));
+    const refs = await service.resolve([`transcript:${path}`, path, "~/.claude/projects/x/33333333-3333-4333-8333-333333333333.jsonl"], ctx);
+    for (const ref of refs) expect(ref).toMatchObject({ kind: "transcript", format: "claude", path });
+    expect(refs[0]!.display).toBeUndefined();
+  });
+
+  test("a transcript inside the repository is recognised by sniffing, relative to the cwd", async () => {
+    const { repo, service } = setup();
+    place("codex-legacy.jsonl", join(repo, "notes/session.jsonl"));
+    const [ref] = await service.resolve(["session.jsonl"], { cwd: join(repo, "notes"), repositoryRoot: repo });
+    expect(ref).toMatchObject({ kind: "transcript", format: "codex", display: "notes/session.jsonl", title: "Codex transcript session.jsonl" });
+  });
+
+  test("unreadable, unknown and unrecognised transcripts are refused", async () => {
+    const { home, repo, service } = setup();
+    const rows = join(repo, "rows.jsonl");
+    writeFileSync(rows, '{"id":1}\n');
+    const corrupt = join(repo, "broken.jsonl.zst");
+    writeFileSync(corrupt, "this is not zstd");
+    expect(await resolveError(service, ["transcript:"], repo)).toBe("transcript address needs a session id or a path: transcript:");
+    expect(await resolveError(service, ["transcript:a b"], repo)).toBe("transcript address needs a session id or a path: transcript:a b");
+    expect(await resolveError(service, ["transcript:./missing.jsonl"], repo)).toBe(`unreadable transcript: ${join(repo, "missing.jsonl")}: no such file`);
+    expect(await resolveError(service, ["transcript:rows.jsonl"], repo)).toBe(`unreadable transcript: ${rows}: not a Claude or Codex transcript`);
+    expect(await resolveError(service, [`transcript:${repo}/`], repo)).toBe(`unreadable transcript: ${repo}: is a folder`);
+    expect(await resolveError(service, ["transcript:broken.jsonl.zst"], repo)).toMatch(
+      new RegExp(`^unreadable transcript: ${corrupt}: not a valid zstd file \\(.+\\)$`),
+    );
+    expect(await resolveError(service, ["transcript:0000aaaa-1111-2222-3333-444455556666"], repo)).toBe(
+      `transcript session not found: 0000aaaa-1111-2222-3333-444455556666 (looked in ${join(home, ".claude/projects")} and ${join(home, ".codex")})`,
+    );
+  });
+});
