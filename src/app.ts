@@ -208,7 +208,7 @@ export class App {
       now: this.now,
       log: (line) => this.log(line),
       operations: async () => {
-        const [{ LifecycleRunner }, { loadAdapter }, { runTimeoutMs }, commands] = await Promise.all([
+        const [{ LifecycleRunner }, { loadAdapter }, { runTimeoutMs, runIdleTimeoutMs }, commands] = await Promise.all([
           import("./lifecycle/runner.js"),
           import("./harnesses/registry.js"),
           this.config(),
@@ -225,6 +225,7 @@ export class App {
           log: (line) => this.log(line),
           env: this.options.env,
           runTimeoutMs,
+          runIdleTimeoutMs,
         });
       },
     };

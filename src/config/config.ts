@@ -17,7 +17,7 @@ const ConfigFile = z.strictObject({
   harness: z.optional(z.strictObject({ default: z.optional(z.enum(HARNESS_KINDS)), model: z.optional(z.string()) })),
   telemetry: z.optional(z.strictObject({ enabled: flag })),
   automation: z.optional(z.strictObject({ sync: task, garden: task, update: task })),
-  runs: z.optional(z.strictObject({ timeout: z.optional(duration) })),
+  runs: z.optional(z.strictObject({ timeout: z.optional(duration), idle_timeout: z.optional(duration) })),
 });
 
 export interface Config {
@@ -26,9 +26,12 @@ export interface Config {
   harnessDefault: HarnessKind | null;
   harnessModel: string | null;
   runTimeoutMs: number;
+  /** An agent silent this long is stopped: a model that never answers must not hold the queue for the whole run timeout. */
+  runIdleTimeoutMs: number;
 }
 
 export const DEFAULT_RUN_TIMEOUT_MS = 90 * 60 * 1000;
+export const DEFAULT_RUN_IDLE_TIMEOUT_MS = 15 * 60 * 1000;
 
 /** Reads config.toml; a missing file means defaults. Only lifecycle commands load it. */
 export function loadConfig(path: string): Config {
@@ -65,9 +68,16 @@ export function loadConfig(path: string): Config {
     harnessDefault: harness,
     harnessModel: model,
     runTimeoutMs: file.runs?.timeout ? parseDuration(file.runs.timeout)! : DEFAULT_RUN_TIMEOUT_MS,
+    runIdleTimeoutMs: file.runs?.idle_timeout ? parseDuration(file.runs.idle_timeout)! : DEFAULT_RUN_IDLE_TIMEOUT_MS,
   };
 }
 
 function defaults(): Config {
-  return { autoCommit: true, harnessDefault: null, harnessModel: null, runTimeoutMs: DEFAULT_RUN_TIMEOUT_MS };
+  return {
+    autoCommit: true,
+    harnessDefault: null,
+    harnessModel: null,
+    runTimeoutMs: DEFAULT_RUN_TIMEOUT_MS,
+    runIdleTimeoutMs: DEFAULT_RUN_IDLE_TIMEOUT_MS,
+  };
 }

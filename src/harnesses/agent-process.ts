@@ -14,7 +14,7 @@ const STDIO_CLOSE_GRACE_MS = 1_000;
 
 const STDERR_HEAD_LIMIT = 64 * 1024;
 
-export type StopReason = "timeout" | "authentication" | "cancelled" | "sink" | "after_result" | "fatal";
+export type StopReason = "timeout" | "idle" | "authentication" | "cancelled" | "sink" | "after_result" | "fatal";
 
 export interface AgentProcessRequest {
   /** Absolute path of the executable. */
@@ -25,6 +25,8 @@ export interface AgentProcessRequest {
   /** Written to stdin, which is then closed; null closes stdin at once. */
   stdin: string | null;
   timeoutMs?: number;
+  /** Stop the agent when its stdout has been silent this long (a model that never answers). */
+  idleTimeoutMs?: number;
   signal?: AbortSignal;
   /** After the adapter calls `finished()`, how long the process may take to exit on its own. */
   exitAfterFinishMs: number;
@@ -104,9 +106,19 @@ export function runAgentProcess(
       later(request.timeoutMs, () => control.stop("timeout"));
     }
 
+    let idleTimer: NodeJS.Timeout | undefined;
+    const idle = request.idleTimeoutMs;
+    const armIdle = () => {
+      if (idle === undefined || !(idle > 0) || !Number.isFinite(idle)) return;
+      if (idleTimer) clearTimeout(idleTimer);
+      idleTimer = setTimeout(() => control.stop("idle"), idle);
+    };
+    armIdle();
+
     child.stdout!.setEncoding("utf8");
     child.stdout!.on("data", (chunk: string) => {
       if (settled) return;
+      armIdle();
       stdoutBuffer += chunk;
       let newline = stdoutBuffer.indexOf("\n");
       while (newline >= 0 && !settled) {
@@ -165,6 +177,7 @@ export function runAgentProcess(
       stdoutBuffer = "";
       settled = true;
       for (const timer of timers) clearTimeout(timer);
+      if (idleTimer) clearTimeout(idleTimer);
       request.signal?.removeEventListener("abort", onAbort);
       child.stdout?.destroy();
       child.stderr?.destroy();

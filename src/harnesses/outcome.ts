@@ -5,7 +5,7 @@
  */
 import type { HarnessEvent, HarnessUsage } from "./events.js";
 import type { HarnessFailure, HarnessKind, HarnessRunResult, HarnessRunStatus } from "./types.js";
-import { clip, firstLine } from "./text.js";
+import { clip, firstLine, formatDuration } from "./text.js";
 
 const SUMMARY_LIMIT = 200;
 
@@ -17,6 +17,28 @@ export interface Outcome {
 
 export function failedWith(failure: HarnessFailure): Outcome {
   return { status: "failed", failure, outputText: failure.message };
+}
+
+/** The failure of an agent stopped for taking too long, or for saying nothing for too long. */
+export function stalled(
+  kind: HarnessKind,
+  reason: "timeout" | "idle",
+  request: { timeoutMs?: number | undefined; idleTimeoutMs?: number | undefined },
+): HarnessFailure {
+  if (reason === "idle") {
+    return {
+      provider: kind,
+      code: "timeout",
+      message: `${kind} produced no output for ${formatDuration(request.idleTimeoutMs ?? 0)}`,
+      fix: "check that the model provider answers, or raise runs.idle_timeout",
+    };
+  }
+  return {
+    provider: kind,
+    code: "timeout",
+    message: `${kind} timed out after ${formatDuration(request.timeoutMs ?? 0)}`,
+    fix: "Raise runs.timeout or give the run less to do",
+  };
 }
 
 /** Delivers events to the caller's callback; a callback that throws is remembered, not propagated. */

@@ -28,6 +28,8 @@ export interface HarnessRunRequest {
   sessionId: string;
   /** When > 0: stop the agent and fail with code `timeout` after this many milliseconds. */
   timeoutMs?: number;
+  /** When > 0: stop the agent and fail with code `timeout` once it has been silent this long. */
+  idleTimeoutMs?: number;
   /** Environment for the agent process; defaults to `process.env`. */
   env?: NodeJS.ProcessEnv;
   /** Receives the agent's stderr as it arrives. */

@@ -34,6 +34,7 @@ export interface LifecycleDeps {
   log: (line: string) => void;
   env: NodeJS.ProcessEnv;
   runTimeoutMs: number;
+  runIdleTimeoutMs: number;
 }
 
 /** A failure inside a named phase of the run: it carries the category the run fails with. */
@@ -156,6 +157,7 @@ export class LifecycleRunner implements OperationRunner {
         cliVersion: version,
         // The worker enforces runs.timeout; this is only a backstop if no worker is watching.
         timeoutMs: this.deps.runTimeoutMs + 60_000,
+        idleTimeoutMs: this.deps.runIdleTimeoutMs,
         env: this.deps.env,
         onStderr: (text) => this.deps.log(`[${spec.harness} stderr] ${text.trimEnd()}`),
       },

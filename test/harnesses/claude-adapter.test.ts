@@ -278,6 +278,26 @@ describe("Claude adapter against the fake CLI", () => {
     expect(isAlive(pid)).toBe(false);
   });
 
+  test("a CLI that goes silent is stopped at the idle timeout, long before the run timeout", async () => {
+    const started = join(dir, "started");
+    const { result, live } = await run(
+      request({ timeoutMs: 600_000, idleTimeoutMs: 400, env: fakeEnv({ FAKE_CLAUDE_SCENARIO: "hang", FAKE_CLAUDE_STARTED_FILE: started }) }),
+    );
+    expectWellFormed(result, live);
+    expect(result.failure).toEqual({
+      provider: "claude",
+      code: "timeout",
+      message: "claude produced no output for 400 ms",
+      fix: "check that the model provider answers, or raise runs.idle_timeout",
+    });
+    expect(isAlive(Number(readFileSync(started, "utf8")))).toBe(false);
+  });
+
+  test("output keeps the idle timeout from firing", async () => {
+    const { result } = await run(request({ idleTimeoutMs: 5_000, env: fakeEnv({ FAKE_CLAUDE_DELAY_MS: "300" }) }));
+    expect(result.status).toBe("succeeded");
+  });
+
   test("a CLI that ignores SIGTERM is SIGKILLed after the grace period", async () => {
     const started = join(dir, "started");
     const begun = Date.now();

@@ -216,6 +216,13 @@ describe("Codex failure classes", () => {
     expect(isAlive(pid)).toBe(false);
   });
 
+  test("a codex that goes silent is stopped at the idle timeout", async () => {
+    const started = join(dir, "started");
+    const { result } = await run(request({ idleTimeoutMs: 400, env: fakeEnv({ FAKE_CODEX_SCENARIO: "hang", FAKE_CODEX_STARTED_FILE: started }) }));
+    strays.push(Number(await waitForFile(started)));
+    expect(result.failure).toMatchObject({ code: "timeout", message: "codex produced no output for 400 ms" });
+  });
+
   test("aborting cancels the run", async () => {
     const started = join(dir, "started");
     const abort = new AbortController();

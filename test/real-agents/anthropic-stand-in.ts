@@ -23,7 +23,9 @@ import type { AddressInfo } from "node:net";
 export type StandInReply =
   | { type: "text"; text: string }
   | { type: "tool_use"; name: string; input: Record<string, unknown>; id?: string; text?: string }
-  | { type: "http_error"; status: number; errorType: string; message: string };
+  | { type: "http_error"; status: number; errorType: string; message: string }
+  /** Never answers: the request is held open, with no headers, until the stand-in closes. */
+  | { type: "hang" };
 
 export interface RecordedRequest {
   method: string;
@@ -109,6 +111,7 @@ export async function startAnthropicStandIn(options: StandInOptions): Promise<An
         const turn = assistantTurns(request);
         recorded.turn = turn;
         const reply = options.script[turn] ?? { type: "text", text: "Done." };
+        if (reply.type === "hang") return; // held open; close() ends it
         if (reply.type === "http_error") {
           res.setHeader("request-id", `req_standin_${messageCounter}`);
           sendJson(reply.status, { type: "error", error: { type: reply.errorType, message: reply.message } });
@@ -175,7 +178,7 @@ function streamReply(
   res: Writable,
   messageId: string,
   model: string,
-  reply: Exclude<StandInReply, { type: "http_error" }>,
+  reply: Exclude<StandInReply, { type: "http_error" } | { type: "hang" }>,
   stream: boolean,
 ): void {
   const blocks: Json[] = [];

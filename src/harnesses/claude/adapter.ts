@@ -13,9 +13,9 @@ import { homeDir } from "../../core/paths.js";
 import type { HarnessUsage } from "../events.js";
 import type { HarnessAdapter, HarnessFailure, HarnessReadiness, HarnessRunRequest, HarnessRunResult } from "../types.js";
 import { runAgentProcess, type AgentProcessExit } from "../agent-process.js";
-import { conclude, EventSink, failedWith, type Outcome } from "../outcome.js";
+import { conclude, EventSink, failedWith, stalled, type Outcome } from "../outcome.js";
 import { HARNESSES } from "../catalog.js";
-import { firstLine, formatDuration } from "../text.js";
+import { firstLine } from "../text.js";
 import { atLeast, parseVersion, formatVersion } from "../version.js";
 import { classifyClaudeResult, createClaudeStreamParser, type ClaudeResultLine } from "./stream.js";
 
@@ -140,6 +140,7 @@ async function runClaude(
       env,
       stdin: request.prompt,
       ...(request.timeoutMs !== undefined ? { timeoutMs: request.timeoutMs } : {}),
+      ...(request.idleTimeoutMs !== undefined ? { idleTimeoutMs: request.idleTimeoutMs } : {}),
       ...(request.signal ? { signal: request.signal } : {}),
       exitAfterFinishMs: exitAfterResultMs,
       ...(request.onStderr ? { onStderr: request.onStderr } : {}),
@@ -154,7 +155,7 @@ async function runClaude(
   const { result } = parser.finish();
   const outcome = exit.spawnError
     ? failedWith(spawnFailure(executable, exit.spawnError))
-    : decide(exit, result, request.timeoutMs, parser.authenticationFailure);
+    : decide(exit, result, request, parser.authenticationFailure);
   return finish(outcome, result);
 }
 
@@ -162,7 +163,7 @@ async function runClaude(
 function decide(
   exit: AgentProcessExit,
   result: ClaudeResultLine | null,
-  timeoutMs: number | undefined,
+  request: Pick<HarnessRunRequest, "timeoutMs" | "idleTimeoutMs">,
   authenticationFailure: HarnessFailure | null,
 ): Outcome {
   const exitText = exit.exitCode !== null ? String(exit.exitCode) : (exit.exitSignal ?? "unknown");
@@ -180,11 +181,8 @@ function decide(
     case "cancelled":
       return { status: "cancelled", failure: null, outputText: "claude cancelled" };
     case "timeout":
-      return failedWith(
-        claudeFailure("timeout", `claude timed out after ${formatDuration(timeoutMs ?? 0)}`, {
-          fix: "Raise runs.timeout or give the run less to do",
-        }),
-      );
+    case "idle":
+      return failedWith(stalled("claude", exit.stopReason, request));
     case "authentication":
       if (authenticationFailure) return failedWith(authenticationFailure);
       break;

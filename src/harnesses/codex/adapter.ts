@@ -11,8 +11,8 @@ import { isDirectory } from "../../core/fs.js";
 import { homeDir } from "../../core/paths.js";
 import { HARNESSES } from "../catalog.js";
 import { runAgentProcess, type AgentProcessExit } from "../agent-process.js";
-import { conclude, EventSink, failedWith, type Outcome } from "../outcome.js";
-import { firstLine, formatDuration } from "../text.js";
+import { conclude, EventSink, failedWith, stalled, type Outcome } from "../outcome.js";
+import { firstLine } from "../text.js";
 import type { HarnessEvent } from "../events.js";
 import type { HarnessAdapter, HarnessReadiness, HarnessRunRequest, HarnessRunResult } from "../types.js";
 import { atLeast, formatVersion, parseVersion } from "../version.js";
@@ -126,6 +126,7 @@ async function runCodex(executable: string, exitAfterTurnMs: number, request: Ha
       // `codex exec` reads stdin to its end whenever it is not a terminal: it must be closed.
       stdin: viaStdin ? request.prompt : null,
       ...(request.timeoutMs !== undefined ? { timeoutMs: request.timeoutMs } : {}),
+      ...(request.idleTimeoutMs !== undefined ? { idleTimeoutMs: request.idleTimeoutMs } : {}),
       ...(request.signal ? { signal: request.signal } : {}),
       exitAfterFinishMs: exitAfterTurnMs,
       onStderr: (chunk) => {
@@ -160,11 +161,7 @@ function decide(exit: AgentProcessExit, state: CodexStreamState, request: Harnes
     return failedWith(codexFailure("codex.process_failed", stderrLine(exit) || `codex exited ${exitText} after completing the turn`));
   }
   if (exit.stopReason === "cancelled") return { status: "cancelled", failure: null, outputText: "codex cancelled" };
-  if (exit.stopReason === "timeout") {
-    return failedWith(
-      codexFailure("timeout", `codex timed out after ${formatDuration(request.timeoutMs ?? 0)}`, "Raise runs.timeout or give the run less to do"),
-    );
-  }
+  if (exit.stopReason === "timeout" || exit.stopReason === "idle") return failedWith(stalled("codex", exit.stopReason, request));
   return failedWith(codexFailure("codex.process_failed", stderrLine(exit) || `codex exited ${exitText} without completing the turn`));
 }
 

@@ -1,0 +1,192 @@
+/**
+ * Our Codex adapter against the REAL Codex CLI (`@openai/codex`, pinned devDependency),
+ * offline: codex talks to a scripted local stand-in for the OpenAI Responses API
+ * (./openai-stand-in.ts) through a custom `model_provider` in a private CODEX_HOME. The
+ * rest is real: `ca ingest --wait` queues a run, the worker starts an executor, the
+ * executor runs `codex exec --json … -s workspace-write`, codex applies real patches in its
+ * real sandbox and writes a real rollout.
+ */
+import { afterEach, describe, expect, test } from "vitest";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Sandbox } from "../support/cli.js";
+import { waitForIdle } from "../queue/support.js";
+import { addFilePatch, codexConfigToml, startOpenAIStandIn, type OpenAIStandIn, type OpenAIStandInReply } from "./openai-stand-in.js";
+import { pathWithout, probeCli, realSandbox, repoWithNotes, runTimeout, settledProcesses, type JobRecord, type LogEntry } from "./support.js";
+
+const CODEX_VERSION = "0.171.0";
+
+const probe = probeCli(
+  {
+    bin: "codex",
+    name: "@openai/codex",
+    version: CODEX_VERSION,
+    versionLine: (output) => output.trim() === `codex-cli ${CODEX_VERSION}`,
+    nativePackage: (platform) => `@openai/codex-${platform}`,
+  },
+  { musl: false },
+);
+if (probe.skip) console.warn(`[real-agents] skipping the real Codex tests: ${probe.skip}`);
+
+function requireCodex(): void {
+  if (probe.broken) throw new Error(probe.broken);
+}
+
+let box: Sandbox | undefined;
+let standIn: OpenAIStandIn | undefined;
+
+afterEach(async () => {
+  if (box) {
+    await waitForIdle(box, 20_000).catch(() => undefined);
+    box.cleanup();
+    box = undefined;
+  }
+  await standIn?.close();
+  standIn = undefined;
+});
+
+/** A sandbox with the real codex first on PATH and a CODEX_HOME whose provider is the stand-in. */
+function codexSandbox(api: OpenAIStandIn): { box: Sandbox; codexHome: string } {
+  const made = realSandbox({ STANDIN_OPENAI_API_KEY: "sk-standin-not-a-real-key" });
+  const codexHome = join(made.dir, "codex-home");
+  mkdirSync(codexHome, { recursive: true });
+  writeFileSync(join(codexHome, "config.toml"), codexConfigToml(api));
+  made.env.CODEX_HOME = codexHome;
+  return { box: made, codexHome };
+}
+
+function diagnostics(sandboxed: Sandbox, runId: string, api: OpenAIStandIn): string {
+  const logs = sandboxed.run(["jobs", "logs", runId, "--json"]);
+  return [`jobs logs: ${logs.stdout || logs.stderr}`, `stand-in requests: ${api.requests.map((r) => `${r.method} ${r.url} [${r.role} turn ${r.turn ?? "-"}]`).join(", ")}`].join(
+    "\n",
+  );
+}
+
+const PAGE = [
+  "---",
+  "title: Real codex",
+  "summary: A page written by the real Codex CLI through a local API stand-in.",
+  "topics: [concepts]",
+  "sources: []",
+  "---",
+  "",
+  "# Real codex",
+  "",
+  "The axolotl marker proves this page came from a real apply_patch call.",
+  "",
+].join("\n");
+
+const suiteName = probe.skip ? `real Codex CLI (skipped: ${probe.skip})` : `real Codex CLI ${CODEX_VERSION}`;
+
+describe.skipIf(probe.skip !== null)(suiteName, () => {
+  test("is installed from the lockfile and runnable", () => {
+    requireCodex();
+  });
+
+  test("ingest --wait: codex writes a page with apply_patch, the run ends done, the rollout is recorded", { timeout: 60_000 }, async () => {
+    requireCodex();
+    const script: OpenAIStandInReply[] = [
+      { type: "tools", text: "I'll look at the repository first.", calls: [{ type: "function_call", name: "exec_command", arguments: { cmd: "git status --short" } }] },
+      { type: "tools", calls: [{ type: "apply_patch", patch: addFilePatch("almanac/concepts/real-codex.md", PAGE) }] },
+      { type: "message", text: "Added concepts/real-codex: a page about the real codex." },
+    ];
+    standIn = await startOpenAIStandIn({ script });
+    const made = codexSandbox(standIn);
+    box = made.box;
+    const root = repoWithNotes(box);
+
+    const result = await box.runAsync(["ingest", "notes.md", "--using", "codex", "--wait", "--json"], { cwd: root });
+    const show = result.json<JobRecord>();
+    expect(show.status, diagnostics(box, show.run_id, standIn)).toBe("done");
+    expect(result.code).toBe(0);
+
+    expect(readFileSync(join(root, "almanac", "concepts", "real-codex.md"), "utf8")).toBe(PAGE);
+    expect(show).toMatchObject({ error: null, summary: "Added concepts/real-codex: a page about the real codex." });
+    expect(show.page_changes?.created).toEqual(["concepts/real-codex"]);
+    const hits = box.run(["search", "axolotl", "--json"], { cwd: root }).json<{ slug: string }[]>();
+    expect(hits.map((hit) => hit.slug)).toEqual(["concepts/real-codex"]);
+
+    const logs = box.run(["jobs", "logs", show.run_id, "--json"]).json<LogEntry[]>();
+    expect(logs.filter((entry) => entry.kind === "tool").map((entry) => [entry.tool, entry.status, entry.target])).toEqual([
+      ["shell", "completed", "git status --short"],
+      ["write", "completed", "almanac/concepts/real-codex.md"],
+    ]);
+
+    // The thread id and the rollout, marked as ours for sync.
+    const transcript = show.harness_transcript!;
+    expect(transcript.kind).toBe("codex");
+    expect(transcript.transcript_path).toMatch(new RegExp(`^${made.codexHome}/sessions/\\d{4}/\\d{2}/\\d{2}/rollout-.*-${transcript.session_id}\\.jsonl$`));
+    const meta = JSON.parse(readFileSync(transcript.transcript_path!, "utf8").split("\n")[0]!) as { payload: Record<string, unknown> };
+    expect(meta.payload).toMatchObject({ id: transcript.session_id, cwd: root, originator: "codealmanac", thread_source: "codealmanac" });
+
+    const agent = standIn.requests.filter((request) => request.role === "agent");
+    expect(agent.map((request) => request.turn)).toEqual([0, 1, 2]);
+    expect(agent[0]!.body).toContain(`run_id: ${show.run_id}`);
+    expect(agent[0]!.body).toContain("The quetzalcoatl queue drains first in, first out.");
+    expect(agent[0]!.tools).toEqual(expect.arrayContaining(["apply_patch", "exec_command"]));
+    expect(standIn.unknown.map((request) => `${request.method} ${request.url}`)).toEqual([]);
+  });
+
+  test("writes outside the repository are refused by the sandbox and reported as warnings", { timeout: 60_000 }, async () => {
+    requireCodex();
+    const script: OpenAIStandInReply[] = [];
+    standIn = await startOpenAIStandIn({ script });
+    box = codexSandbox(standIn).box;
+    const root = repoWithNotes(box);
+    const outside = join(box.dir, "elsewhere", "outside.md");
+    mkdirSync(join(box.dir, "elsewhere"));
+    script.push(
+      { type: "tools", calls: [{ type: "apply_patch", patch: addFilePatch(outside, "escaped\n") }] },
+      { type: "tools", calls: [{ type: "function_call", name: "exec_command", arguments: { cmd: `echo escaped > ${outside}` } }] },
+      { type: "message", text: "Nothing durable to add." },
+    );
+    const result = await box.runAsync(["ingest", "notes.md", "--using", "codex", "--wait", "--json"], { cwd: root });
+    const show = result.json<JobRecord>();
+    expect(show.status, diagnostics(box, show.run_id, standIn)).toBe("done");
+    expect(existsSync(outside)).toBe(false);
+    const logs = box.run(["jobs", "logs", show.run_id, "--json"]).json<LogEntry[]>();
+    expect(logs.filter((entry) => entry.kind === "warning").map((entry) => entry.body)).toContain(
+      "Codex sandbox refused a write: writing outside of the project",
+    );
+  });
+
+  test("the API rejects the key (401) → the run fails fast in provider_execution with the fix line", { timeout: 60_000 }, async () => {
+    requireCodex();
+    standIn = await startOpenAIStandIn({
+      script: [{ type: "http_error", status: 401, message: "Incorrect API key provided: sk-stand****-key.", code: "invalid_api_key" }],
+    });
+    box = codexSandbox(standIn).box;
+    const root = repoWithNotes(box);
+    const result = await box.runAsync(["ingest", "notes.md", "--using", "codex", "--wait", "--json"], { cwd: root });
+    expect(result.code).toBe(1);
+    const show = result.json<JobRecord>();
+    expect(show.status, diagnostics(box, show.run_id, standIn)).toBe("failed");
+    expect(show.failure_category).toBe("provider_execution");
+    expect(show.error).toMatch(/^harness codex failed: unexpected status 401 Unauthorized: Incorrect API key provided.* \(run `codex login` or set OPENAI_API_KEY\)$/);
+    expect(standIn.requests.filter((request) => request.role === "agent")).toHaveLength(1);
+  });
+
+  test("a model that never answers ends as timeout, with no process left behind", { timeout: 60_000 }, async () => {
+    requireCodex();
+    standIn = await startOpenAIStandIn({ script: [{ type: "hang", stage: "before-headers" }] });
+    box = codexSandbox(standIn).box;
+    const root = repoWithNotes(box);
+    runTimeout(box, "3s");
+    const result = await box.runAsync(["ingest", "notes.md", "--using", "codex", "--wait", "--json"], { cwd: root });
+    expect(result.code).toBe(1);
+    expect(result.json<JobRecord>()).toMatchObject({ status: "failed", failure_category: "timeout", error: "run exceeded runs.timeout (3s)" });
+    expect(standIn.requests.filter((request) => request.role === "agent")).toHaveLength(1);
+    // Codex on Node 20 is a launcher plus a native child: both must be gone, with everything else.
+    expect(await settledProcesses(box)).toEqual([]);
+  });
+
+  test("with codex missing from PATH, the run is refused when queued, with the install line", () => {
+    requireCodex();
+    box = realSandbox({});
+    const root = repoWithNotes(box);
+    const result = box.run(["ingest", "notes.md", "--using", "codex", "--wait"], { cwd: root, env: { PATH: pathWithout(box, "codex") } });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^codealmanac: codex not found on PATH: install Codex: npm install -g @openai\/codex/);
+    expect(box.run(["jobs", "--json"]).json()).toEqual([]);
+  });
+});

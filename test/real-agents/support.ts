@@ -1,0 +1,158 @@
+/**
+ * Shared pieces of the real-CLI tests: whether a pinned agent CLI can run here, a sandbox
+ * whose `ca` finds the real CLI (not the fake) on PATH, and a census of the processes a
+ * sandbox left behind.
+ */
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { delimiter, join } from "node:path";
+import { FAKE_BIN, ROOT, sandbox, writeWiki, type Sandbox } from "../support/cli.js";
+
+export const REAL_BIN = join(ROOT, "node_modules", ".bin");
+
+export interface Probe {
+  /** Set only when the binary genuinely cannot run on this platform: the suite is skipped. */
+  skip: string | null;
+  /** Set when it should run but does not (not installed, wrong version): the suite fails with this. */
+  broken: string | null;
+}
+
+export interface CliPackage {
+  /** The executable in node_modules/.bin. */
+  bin: string;
+  /** The npm package, e.g. `@anthropic-ai/claude-code`. */
+  name: string;
+  /** The pinned version and how `--version` prints it. */
+  version: string;
+  versionLine: (output: string) => boolean;
+  /** The optional dependency holding the native binary for a platform key. */
+  nativePackage: (platform: string) => string;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** Platform keys as the packages name them (`linux-x64`, `linux-x64-musl`, `darwin-arm64`). */
+function platformKey(musl: boolean): string {
+  if (process.platform !== "linux") return `${process.platform}-${process.arch}`;
+  const header = (process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined)?.header;
+  return `linux-${process.arch}${musl && header?.glibcVersionRuntime === undefined ? "-musl" : ""}`;
+}
+
+export function probeCli(pkg: CliPackage, options: { musl: boolean }): Probe {
+  const manifest = join(ROOT, "node_modules", ...pkg.name.split("/"), "package.json");
+  if (existsSync(manifest)) {
+    const optional = Object.keys((JSON.parse(readFileSync(manifest, "utf8")) as { optionalDependencies?: Record<string, string> }).optionalDependencies ?? {});
+    const wanted = pkg.nativePackage(platformKey(options.musl));
+    if (!optional.includes(wanted)) return { skip: `${pkg.name} ships no native binary for ${platformKey(options.musl)}`, broken: null };
+  }
+  const bin = join(REAL_BIN, pkg.bin);
+  if (!existsSync(bin)) return { skip: null, broken: `${bin} is missing: run \`npm ci\` (devDependency ${pkg.name})` };
+  const run = spawnSync(bin, ["--version"], { encoding: "utf8", timeout: 20_000, env: { ...process.env, ...pkg.env } });
+  const code = (run.error as NodeJS.ErrnoException | undefined)?.code;
+  // The OS refused to execute it, or it died on a signal (e.g. SIGILL on a CPU without AVX).
+  if (code === "ENOEXEC" || code === "EACCES" || code === "EBADARCH" || (run.signal && run.signal !== "SIGTERM")) {
+    return { skip: `the ${pkg.bin} binary cannot run here (${code ?? run.signal})`, broken: null };
+  }
+  const output = `${run.stdout ?? ""}${run.stderr ?? ""}`.trim();
+  if (/GLIBC_|GLIBCXX_|cannot execute binary file|Exec format error|error while loading shared libraries/.test(output)) {
+    return { skip: `the ${pkg.bin} binary cannot run here: ${output.split("\n")[0]}`, broken: null };
+  }
+  if (!pkg.versionLine(run.stdout ?? "")) {
+    return {
+      skip: null,
+      broken: `\`${pkg.bin} --version\` gave ${JSON.stringify((run.stdout ?? "").trim())} (exit ${run.status ?? run.signal ?? code}); expected ${pkg.version} — run \`npm ci\``,
+    };
+  }
+  return { skip: null, broken: null };
+}
+
+/**
+ * A sandbox whose `ca` finds the real CLIs first on PATH and never the fakes, with the
+ * caller's own agent and proxy settings removed so nothing leaks in.
+ */
+export function realSandbox(extra: NodeJS.ProcessEnv): Sandbox {
+  const box = sandbox();
+  const env = box.env;
+  for (const key of Object.keys(env)) {
+    if (/^(ANTHROPIC_|CLAUDE_|CLAUDECODE$|FAKE_|OPENAI_|CODEX_|AWS_|GOOGLE_|VERTEX_)/i.test(key)) delete env[key];
+    if (/^(https?|all)_proxy$/i.test(key)) delete env[key];
+  }
+  const path = (process.env.PATH ?? "").split(delimiter).filter((dir) => dir !== "" && dir !== FAKE_BIN);
+  Object.assign(env, { PATH: [REAL_BIN, ...path].join(delimiter), NO_PROXY: "127.0.0.1,localhost" }, extra);
+  return box;
+}
+
+/** The same PATH without any folder holding the named executable (the real or the fake one). */
+export function pathWithout(box: Sandbox, executable: string): string {
+  return (box.env.PATH ?? "")
+    .split(delimiter)
+    .filter((dir) => dir !== "" && !existsSync(join(dir, executable)))
+    .join(delimiter);
+}
+
+/** A git repository at `<sandbox>/repo` with an initialized wiki and a notes file to ingest, all committed. */
+export function repoWithNotes(box: Sandbox, notes = "# Notes\n\nThe quetzalcoatl queue drains first in, first out.\n"): string {
+  const root = writeWiki(join(box.dir, "repo"), {});
+  writeFileSync(join(root, "notes.md"), notes);
+  const env = { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@x", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@x" };
+  for (const args of [["init", "-q", "-b", "main"], ["add", "."], ["commit", "-q", "-m", "initial"]]) execFileSync("git", args, { cwd: root, env });
+  return root;
+}
+
+/** Sets `runs.timeout` for every run of the sandbox. */
+export function runTimeout(box: Sandbox, timeout: string): void {
+  mkdirSync(box.state, { recursive: true });
+  writeFileSync(join(box.state, "config.toml"), `[runs]\ntimeout = "${timeout}"\n`);
+}
+
+/** Live (not zombie) processes started for this sandbox: they all inherit its CODEALMANAC_HOME. */
+export function sandboxProcesses(box: Sandbox): string[] {
+  if (process.platform !== "linux") return [];
+  const marker = `CODEALMANAC_HOME=${box.state}`;
+  const found: string[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+    try {
+      if (!readFileSync(`/proc/${name}/environ`, "utf8").split("\0").includes(marker)) continue;
+      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
+      if (/^[ZX]/.test(stat.slice(stat.lastIndexOf(")") + 1).trim())) continue;
+      found.push(`${name} ${readFileSync(`/proc/${name}/cmdline`, "utf8").split("\0").join(" ").trim()}`);
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  return found;
+}
+
+/** Waits (bounded) until the sandbox has no live process left, then returns what is left. */
+export async function settledProcesses(box: Sandbox, timeoutMs = 20_000): Promise<string[]> {
+  const deadline = Date.now() + timeoutMs;
+  let left = sandboxProcesses(box);
+  while (left.length > 0 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    left = sandboxProcesses(box);
+  }
+  return left;
+}
+
+/** The run record as `jobs show --json` prints it (the fields these tests read). */
+export interface JobRecord {
+  run_id: string;
+  status: string;
+  error: string | null;
+  failure_category: string | null;
+  summary: string | null;
+  page_changes: { created: string[]; updated: string[]; deleted: string[] } | null;
+  outside_changes: { path: string; change: string }[] | null;
+  harness_transcript: { kind: string; session_id: string | null; transcript_path: string | null } | null;
+}
+
+export interface LogEntry {
+  kind: string;
+  title: string;
+  body?: string;
+  tool?: string;
+  status?: string;
+  target?: string;
+  input?: string;
+  error: boolean;
+}
