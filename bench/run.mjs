@@ -27,6 +27,7 @@ import {
 import { join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { benchQueue } from "./queue.mjs";
+import { benchLifecycle } from "./lifecycle.mjs";
 
 const GENERATOR = fileURLToPath(new URL("./generate-wiki.mjs", import.meta.url));
 
@@ -618,6 +619,7 @@ export const sections = {
   startup: benchStartup,
   index: benchIndex,
   queue: benchQueue,
+  lifecycle: benchLifecycle,
 };
 
 // ---------------------------------------------------------------------------

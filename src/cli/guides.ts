@@ -77,8 +77,28 @@ export const GUIDES: Record<string, Guide> = {
   validate: { title: "Validate", summary: "Errors fail (exit 1); warnings fail only with --strict.", rows: [["codealmanac validate", "check the wiki"], ["codealmanac validate --strict", "warnings fail too"], ["codealmanac validate --json", "as JSON"]] },
   reindex: { title: "Reindex", summary: "Rebuild the derived index from almanac/.", rows: [["codealmanac reindex", "full rebuild"], ["codealmanac reindex --json", "counts as JSON"]] },
   init: { title: "Init", summary: "Create almanac/ here and queue the first build.", rows: [["codealmanac init", "in the current folder"], ["codealmanac init <path> --name <name>", "somewhere else, named"], ["codealmanac init --using claude", "choose the agent"]] },
-  ingest: { title: "Ingest", summary: "Queue an agent run that folds material into the wiki.", rows: [["codealmanac ingest <path>...", "files or folders"], ["codealmanac ingest <input> --guidance <text>", "steer the agent"], ["codealmanac ingest <input> --json", "receipt as JSON"]] },
-  garden: { title: "Garden", summary: "Queue an agent run that improves the whole wiki.", rows: [["codealmanac garden", "queue a garden run"], ["codealmanac garden --guidance <text>", "steer the agent"]] },
+  ingest: {
+    title: "Ingest",
+    summary: "Queue an agent run that folds material into the wiki.",
+    rows: [
+      ["codealmanac ingest <path>...", "files or folders"],
+      ["codealmanac ingest git:range:main..HEAD", "commits with their diff (also git:commit:<rev>, git:diff)"],
+      ["codealmanac ingest github:pr:42", "a pull request or issue, through gh"],
+      ["codealmanac ingest <url>", "a web page"],
+      ["codealmanac ingest transcript:<id|path>", "a Claude Code or Codex session"],
+      ["codealmanac ingest <input> --wait", "follow it; exit with its outcome"],
+      ["codealmanac ingest <input> --json", "receipt as JSON"],
+    ],
+  },
+  garden: {
+    title: "Garden",
+    summary: "Queue an agent run that improves the whole wiki.",
+    rows: [
+      ["codealmanac garden", "queue a garden run"],
+      ["codealmanac garden --guidance <text>", "steer the agent"],
+      ["codealmanac garden --wait", "follow it; exit with its outcome"],
+    ],
+  },
   jobs: {
     title: "Jobs",
     summary: "Background runs of init, ingest and garden.",

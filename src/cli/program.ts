@@ -54,7 +54,7 @@ export function buildProgram(ctx: CliContext, app: () => App): Command {
   program
     .command("ingest")
     .description("queue an agent run that folds files, folders, git ranges or URLs into the wiki")
-    .argument("<inputs...>", "what to ingest")
+    .argument("<inputs...>", "files, folders, git:range:A..B, git:commit:REV, git:diff, github:pr:N, github:issue:N, URLs, transcript:ID|PATH")
     .addOption(wiki())
     .addOption(using())
     .option("--title <text>", "job title")

@@ -5,6 +5,8 @@
  * when the adapter asks. The adapter interprets the lines and the exit.
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import { runCommand } from "../core/exec.js";
+import { formatVersion, parseVersion } from "./version.js";
 
 /** SIGTERM, then SIGKILL this long after if the process is still there. */
 export const KILL_GRACE_MS = 2_000;
@@ -184,4 +186,13 @@ export function runAgentProcess(
       resolvePromise({ spawnError, stopReason, stoppedByUs: terminated, exitCode, exitSignal, stderrHead });
     }
   });
+}
+
+const VERSION_TIMEOUT_MS = 10_000;
+
+/** What `<command> --version` says, as `x.y.z`; null when it says nothing readable. */
+export async function readCliVersion(command: string, env: NodeJS.ProcessEnv): Promise<string | null> {
+  const probe = await runCommand(command, ["--version"], { env, timeoutMs: VERSION_TIMEOUT_MS });
+  const parsed = parseVersion(probe.stdout);
+  return parsed ? formatVersion(parsed) : null;
 }

@@ -1,4 +1,6 @@
 /** Small text and JSON helpers shared by the agent adapters and their stream parsers. */
+import { isAbsolute, relative, sep } from "node:path";
+
 export type Json = Record<string, unknown>;
 
 /** A plain object, or null. */
@@ -30,6 +32,17 @@ export function formatDuration(ms: number): string {
   if (seconds < 120) return `${Number.isInteger(seconds) ? seconds : seconds.toFixed(1)} s`;
   const minutes = seconds / 60;
   return `${Number.isInteger(minutes) ? minutes : minutes.toFixed(1)} min`;
+}
+
+/** A path shown relative to the first root that contains it (with `/`), else as given. */
+export function displayPath(path: string, roots: readonly string[]): string {
+  if (!isAbsolute(path)) return path;
+  for (const root of roots) {
+    if (path === root) return ".";
+    const rel = relative(root, path);
+    if (rel && !rel.startsWith("..") && !isAbsolute(rel)) return rel.split(sep).join("/");
+  }
+  return path;
 }
 
 /** Parses a JSON line into an object, or null for anything else (blank, torn, not an object). */

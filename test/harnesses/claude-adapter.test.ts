@@ -13,8 +13,8 @@ import {
   encodeClaudeProjectFolder,
 } from "../../src/harnesses/claude/adapter.js";
 import type { HarnessEvent } from "../../src/harnesses/events.js";
-import { HarnessEventSchema } from "../../src/harnesses/events-schema.js";
-import type { HarnessRunRequest, HarnessRunResult } from "../../src/harnesses/types.js";
+import type { HarnessRunRequest } from "../../src/harnesses/types.js";
+import { expectWellFormed, isAlive, killAll, waitForFile } from "./support.js";
 
 const BIN = fileURLToPath(new URL("../fixtures/bin", import.meta.url));
 const FAKE = join(BIN, "claude");
@@ -32,13 +32,7 @@ beforeEach(() => {
 });
 
 afterEach(() => {
-  for (const pid of strays.splice(0)) {
-    try {
-      process.kill(pid, "SIGKILL");
-    } catch {
-      // already gone
-    }
-  }
+  killAll(strays);
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -89,40 +83,8 @@ async function run(req: HarnessRunRequest) {
   return { result, live };
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
-/** Bounded wait for a file the fake writes; never a bare sleep. */
-async function waitForFile(path: string, timeoutMs = 10_000): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (existsSync(path)) return readFileSync(path, "utf8");
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error(`timed out waiting for ${path}`);
-}
 
-/** The invariants every run result must keep, whatever happened. */
-function expectWellFormed(result: HarnessRunResult, live: HarnessEvent[]) {
-  expect(live).toEqual(result.events);
-  expect(result.events.filter((event) => event.kind === "done")).toHaveLength(1);
-  const done = result.events.at(-1)!;
-  expect(done.kind).toBe("done");
-  expect(done.status).toBe(result.status);
-  if (result.failure) expect(done.failure).toEqual(result.failure);
-  else expect(done.failure).toBeUndefined();
-  expect(result.outputText.trim()).not.toBe("");
-  for (const event of result.events) {
-    expect(event.message.trim()).not.toBe("");
-    expect(HarnessEventSchema.safeParse(event).success, JSON.stringify(event)).toBe(true);
-  }
-}
 
 describe("Claude adapter against the fake CLI", () => {
   test("a successful run writes files, streams events live and ends with exactly one done", async () => {

@@ -9,8 +9,8 @@ import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { codexArgs, createCodexAdapter } from "../../src/harnesses/codex/adapter.js";
 import type { HarnessEvent } from "../../src/harnesses/events.js";
-import { HarnessEventSchema } from "../../src/harnesses/events-schema.js";
-import type { HarnessRunRequest, HarnessRunResult } from "../../src/harnesses/types.js";
+import type { HarnessRunRequest } from "../../src/harnesses/types.js";
+import { expectWellFormed, isAlive, killAll, waitForFile } from "./support.js";
 
 const BIN = fileURLToPath(new URL("../fixtures/bin", import.meta.url));
 const FAKE = join(BIN, "codex");
@@ -31,13 +31,7 @@ beforeEach(() => {
 });
 
 afterEach(() => {
-  for (const pid of strays.splice(0)) {
-    try {
-      process.kill(pid, "SIGKILL");
-    } catch {
-      // already gone
-    }
-  }
+  killAll(strays);
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -78,32 +72,8 @@ async function run(req: HarnessRunRequest, adapter = createCodexAdapter()) {
   return { result, live };
 }
 
-function expectWellFormed(result: HarnessRunResult, live: HarnessEvent[]) {
-  expect(live).toEqual(result.events);
-  expect(result.events.filter((event) => event.kind === "done")).toHaveLength(1);
-  const done = result.events.at(-1)!;
-  expect(done).toMatchObject({ kind: "done", status: result.status });
-  if (result.failure) expect(done.failure).toEqual(result.failure);
-  for (const event of result.events) expect(HarnessEventSchema.safeParse(event).success, JSON.stringify(event)).toBe(true);
-}
 
-async function waitForFile(path: string, timeoutMs = 10_000): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (existsSync(path)) return readFileSync(path, "utf8");
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error(`timed out waiting for ${path}`);
-}
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe("Codex adapter against the fake CLI", () => {
   test("a successful run writes the page, streams tool steps, and answers with the last agent message", async () => {

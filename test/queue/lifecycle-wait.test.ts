@@ -2,12 +2,12 @@
  * Lifecycle features around a run: --wait (exit codes, --json, Ctrl-C), harness selection
  * at queue time, the write boundary as `jobs` shows it, and codex runs end to end (fakes).
  */
-import { execFileSync, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
-import { BIN, FAKE_BIN, page, sandbox, writeWiki, type Sandbox } from "../support/cli.js";
-import { allRuns, emptyRepo, waitForFile, waitForIdle, waitForStatus, type Receipt } from "./support.js";
+import { BIN, FAKE_BIN, commitAll, page, sandbox, writeWiki, type Sandbox } from "../support/cli.js";
+import { allRuns, emptyRepo, waitForFile, waitForIdle, waitForStatus, type JobRecord, type Receipt } from "./support.js";
 
 let box: Sandbox;
 afterEach(() => box?.cleanup());
@@ -19,21 +19,7 @@ function gitRepo(b: Sandbox): string {
   writeFileSync(join(root, "notes.md"), "# Notes\n\nThe queue is first in, first out.\n");
   mkdirSync(join(root, "src"));
   writeFileSync(join(root, "src", "app.ts"), "export {};\n");
-  const env = { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@x", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@x" };
-  for (const args of [["init", "-q", "-b", "main"], ["add", "."], ["commit", "-q", "-m", "initial"]]) execFileSync("git", args, { cwd: root, env });
-  return root;
-}
-
-interface RunJson {
-  run_id: string;
-  status: string;
-  error: string | null;
-  failure_category: string | null;
-  summary: string | null;
-  page_changes: { created: string[]; updated: string[]; deleted: string[] } | null;
-  commits: { sha: string; subject: string }[] | null;
-  outside_changes: { path: string; change: string }[] | null;
-  harness_transcript: { kind: string; session_id: string | null; transcript_path: string | null } | null;
+  return commitAll(root);
 }
 
 describe("--wait", () => {
@@ -59,7 +45,7 @@ describe("--wait", () => {
       env: { FAKE_CLAUDE_WRITE_FILES: JSON.stringify({ "almanac/concepts/ingested.md": newPage }) },
     });
     expect(result.code).toBe(0);
-    const record = result.json<RunJson>();
+    const record = result.json<JobRecord>();
     expect(record).toMatchObject({ status: "done", page_changes: { created: ["concepts/ingested"], updated: [], deleted: [] }, commits: [], outside_changes: [] });
     expect(result.stderr).toBe("");
   });
@@ -72,7 +58,7 @@ describe("--wait", () => {
     expect(text.stdout).toMatch(/status: failed\nerror: harness claude failed: Not logged in · Please run \/login \(run `claude auth login` or set ANTHROPIC_API_KEY\)\n$/);
     const json = box.run(["garden", "--using", "claude", "--wait", "--json", "--guidance", "fake-scenario: crash"], { cwd: root });
     expect(json.code).toBe(1);
-    expect(json.json<RunJson>()).toMatchObject({ status: "failed", failure_category: "provider_execution" });
+    expect(json.json<JobRecord>()).toMatchObject({ status: "failed", failure_category: "provider_execution" });
   });
 
   test("a run cancelled while someone waits on it exits 1", async () => {
@@ -88,7 +74,7 @@ describe("--wait", () => {
     expect(box.run(["jobs", "cancel", runId]).code).toBe(0);
     const result = await waiting;
     expect(result.code).toBe(1);
-    expect(result.json<RunJson>().status).toBe("cancelled");
+    expect(result.json<JobRecord>().status).toBe("cancelled");
   });
 
   test("Ctrl-C detaches with 130 and the run goes on", async () => {
@@ -159,7 +145,7 @@ describe("harness selection at queue time", () => {
     await waitForIdle(box);
     const both = box.run(["garden", "--json"], { cwd: root }).json<Receipt>();
     await waitForIdle(box);
-    const spec = (id: string) => box.run(["jobs", "show", id, "--json"]).json<RunJson>().harness_transcript?.kind;
+    const spec = (id: string) => box.run(["jobs", "show", id, "--json"]).json<JobRecord>().harness_transcript?.kind;
     expect(spec(onlyClaude.run_id)).toBe("claude");
     expect(spec(both.run_id)).toBe("codex");
   });
@@ -183,7 +169,7 @@ describe("the write boundary in jobs", () => {
     const files = { "almanac/concepts/ingested.md": newPage, "src/app.ts": "export const tampered = true;\n" };
     const record = box
       .run(["garden", "--using", "claude", "--wait", "--json"], { cwd: root, env: { FAKE_CLAUDE_WRITE_FILES: JSON.stringify(files) } })
-      .json<RunJson>();
+      .json<JobRecord>();
     expect(record).toMatchObject({ status: "done", outside_changes: [{ path: "src/app.ts", change: "modified" }], commits: [] });
     const logs = box.run(["jobs", "logs", record.run_id]);
     expect(logs.stdout).toContain("! the agent changed 1 file outside almanac/: src/app.ts (modified)\n");
@@ -204,7 +190,7 @@ describe("the write boundary in jobs", () => {
         cwd: root,
         env: { FAKE_CLAUDE_OUTSIDE_FILE: outside },
       })
-      .json<RunJson>();
+      .json<JobRecord>();
     expect(record.status).toBe("done");
     expect(existsSync(outside)).toBe(false);
     const logs = box.run(["jobs", "logs", record.run_id]).stdout;
@@ -214,7 +200,7 @@ describe("the write boundary in jobs", () => {
   test("a repository that is not a git work tree gets a note instead of a comparison", async () => {
     box = sandbox();
     const root = emptyRepo(box);
-    const record = box.run(["garden", "--using", "claude", "--wait", "--json"], { cwd: root }).json<RunJson & { change_notes: string[] }>();
+    const record = box.run(["garden", "--using", "claude", "--wait", "--json"], { cwd: root }).json<JobRecord>();
     expect(record.change_notes).toEqual(["not a git repository: changes outside almanac/ could not be checked"]);
   });
 });
@@ -230,7 +216,7 @@ describe("codex runs", () => {
         cwd: root,
         env: { CODEX_HOME: codexHome, FAKE_CODEX_WRITE_FILES: JSON.stringify({ "almanac/concepts/ingested.md": newPage }), FAKE_CODEX_RESULT_TEXT: "Folded the notes in." },
       })
-      .json<RunJson>();
+      .json<JobRecord>();
     expect(record).toMatchObject({ status: "done", summary: "Folded the notes in.", page_changes: { created: ["concepts/ingested"] } });
     expect(record.harness_transcript).toMatchObject({ kind: "codex", transcript_path: expect.stringContaining(`${codexHome}/sessions/`) });
   });
@@ -240,7 +226,7 @@ describe("codex runs", () => {
     const root = gitRepo(box);
     const result = box.run(["garden", "--using", "codex", "--wait", "--json"], { cwd: root, env: { FAKE_CODEX_SCENARIO: "unauthorized" } });
     expect(result.code).toBe(1);
-    expect(result.json<RunJson>()).toMatchObject({
+    expect(result.json<JobRecord>()).toMatchObject({
       status: "failed",
       failure_category: "provider_execution",
       error: expect.stringMatching(/^harness codex failed: unexpected status 401 Unauthorized.* \(run `codex login` or set OPENAI_API_KEY\)$/),

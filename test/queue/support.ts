@@ -124,6 +124,20 @@ export async function waitForExits(pids: number[], timeoutMs = 20_000): Promise<
   await waitFor(() => pids.every((pid) => !processAlive(pid)), timeoutMs, `processes ${pids.join(", ")} to exit`);
 }
 
+/** A run as `jobs show --json` (and `--wait --json`) prints it: the fields tests read. */
+export interface JobRecord {
+  run_id: string;
+  status: string;
+  error: string | null;
+  failure_category: string | null;
+  summary: string | null;
+  page_changes: { created: string[]; updated: string[]; deleted: string[] } | null;
+  commits: { sha: string; subject: string }[] | null;
+  outside_changes: { path: string; change: string }[] | null;
+  change_notes: string[] | null;
+  harness_transcript: { kind: string; session_id: string | null; transcript_path: string | null } | null;
+}
+
 /** A lifecycle command's receipt (`--json`). */
 export interface Receipt {
   run_id: string;

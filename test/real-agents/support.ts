@@ -3,10 +3,10 @@
  * whose `ca` finds the real CLI (not the fake) on PATH, and a census of the processes a
  * sandbox left behind.
  */
-import { execFileSync, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { delimiter, join } from "node:path";
-import { FAKE_BIN, ROOT, sandbox, writeWiki, type Sandbox } from "../support/cli.js";
+import { FAKE_BIN, ROOT, commitAll, sandbox, writeWiki, type Sandbox } from "../support/cli.js";
 
 export const REAL_BIN = join(ROOT, "node_modules", ".bin");
 
@@ -93,9 +93,7 @@ export function pathWithout(box: Sandbox, executable: string): string {
 export function repoWithNotes(box: Sandbox, notes = "# Notes\n\nThe quetzalcoatl queue drains first in, first out.\n"): string {
   const root = writeWiki(join(box.dir, "repo"), {});
   writeFileSync(join(root, "notes.md"), notes);
-  const env = { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@x", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@x" };
-  for (const args of [["init", "-q", "-b", "main"], ["add", "."], ["commit", "-q", "-m", "initial"]]) execFileSync("git", args, { cwd: root, env });
-  return root;
+  return commitAll(root);
 }
 
 /** Sets `runs.timeout` for every run of the sandbox. */
@@ -134,17 +132,7 @@ export async function settledProcesses(box: Sandbox, timeoutMs = 20_000): Promis
   return left;
 }
 
-/** The run record as `jobs show --json` prints it (the fields these tests read). */
-export interface JobRecord {
-  run_id: string;
-  status: string;
-  error: string | null;
-  failure_category: string | null;
-  summary: string | null;
-  page_changes: { created: string[]; updated: string[]; deleted: string[] } | null;
-  outside_changes: { path: string; change: string }[] | null;
-  harness_transcript: { kind: string; session_id: string | null; transcript_path: string | null } | null;
-}
+export type { JobRecord } from "../queue/support.js";
 
 export interface LogEntry {
   kind: string;

@@ -168,6 +168,16 @@ export function writeWiki(root: string, files: Record<string, string>, topicsYam
   return root;
 }
 
+/** Makes `root` a git repository with everything in it committed (a fixed author, branch main). */
+export function commitAll(root: string, message = "initial"): string {
+  const env = { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@x", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@x" };
+  const git = (...args: string[]) => spawnSync("git", args, { cwd: root, env, stdio: "ignore" });
+  if (git("rev-parse", "--git-dir").status !== 0) git("init", "-q", "-b", "main");
+  git("add", "-A");
+  git("commit", "-q", "-m", message);
+  return root;
+}
+
 /** Waits for a condition observable from outside (a file, a status), polling with a bound. */
 export async function waitFor<T>(probe: () => T | undefined | null | false, timeoutMs = 20_000, what = "condition"): Promise<T> {
   const deadline = Date.now() + timeoutMs;

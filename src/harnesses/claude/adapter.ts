@@ -7,16 +7,15 @@
 import { realpathSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { isPathLike, resolveExecutable } from "../../core/executables.js";
-import { runCommand } from "../../core/exec.js";
 import { isDirectory } from "../../core/fs.js";
 import { homeDir } from "../../core/paths.js";
 import type { HarnessUsage } from "../events.js";
 import type { HarnessAdapter, HarnessFailure, HarnessReadiness, HarnessRunRequest, HarnessRunResult } from "../types.js";
-import { runAgentProcess, type AgentProcessExit } from "../agent-process.js";
+import { readCliVersion, runAgentProcess, type AgentProcessExit } from "../agent-process.js";
 import { conclude, EventSink, failedWith, stalled, type Outcome } from "../outcome.js";
 import { HARNESSES } from "../catalog.js";
 import { firstLine } from "../text.js";
-import { atLeast, parseVersion, formatVersion } from "../version.js";
+import { atLeast } from "../version.js";
 import { classifyClaudeResult, createClaudeStreamParser, type ClaudeResultLine } from "./stream.js";
 
 /** The tools a run may use without asking; Bash only for read-only git. */
@@ -37,8 +36,6 @@ export const CLAUDE_WRITE_BOUNDARY_SETTINGS = JSON.stringify({ permissions: { bl
 
 /** After the `result` line, how long `claude -p` may take to exit on its own before it is stopped. */
 const DEFAULT_EXIT_AFTER_RESULT_MS = 5_000;
-
-const VERSION_TIMEOUT_MS = 10_000;
 
 export interface ClaudeAdapterOptions {
   /** Executable name looked up on PATH, or a path. Default `claude`. */
@@ -81,14 +78,8 @@ export function createClaudeAdapter(options: ClaudeAdapterOptions = {}): Harness
       if (!found) {
         return { kind: "claude", available: false, message: notFoundMessage(executable), repair: HARNESSES.claude.install };
       }
-      const probe = await runCommand(found, ["--version"], { env: childEnv(env), timeoutMs: VERSION_TIMEOUT_MS });
-      const version = parseVersion(probe.stdout);
-      return {
-        kind: "claude",
-        available: true,
-        message: `claude ${version ? formatVersion(version) : "(version unknown)"} at ${found}`,
-        version: version ? formatVersion(version) : null,
-      };
+      const version = await readCliVersion(found, childEnv(env));
+      return { kind: "claude", available: true, message: `claude ${version ?? "(version unknown)"} at ${found}`, version };
     },
 
     run(request: HarnessRunRequest, onEvent): Promise<HarnessRunResult> {

@@ -7,7 +7,6 @@
  * types and missing fields are skipped, never thrown. The `result` line is
  * captured for the adapter rather than emitted as an event.
  */
-import { isAbsolute, relative, sep } from "node:path";
 import * as z from "zod/mini";
 import type {
   HarnessActor,
@@ -18,6 +17,7 @@ import type {
 } from "../events.js";
 import type { HarnessFailure } from "../types.js";
 import { HARNESSES } from "../catalog.js";
+import { clip, displayPath, firstLine, parseJsonLine, record, text, type Json } from "../text.js";
 
 // ---------------------------------------------------------------------------
 // The result line
@@ -185,7 +185,6 @@ interface Helper {
   parentThreadId: string | undefined;
 }
 
-type Json = Record<string, unknown>;
 
 export function createClaudeStreamParser(options: ClaudeStreamParserOptions = {}): ClaudeStreamParser {
   let sessionId: string | null = null;
@@ -235,15 +234,7 @@ export function createClaudeStreamParser(options: ClaudeStreamParserOptions = {}
     return built;
   }
 
-  function relativePath(path: string): string {
-    if (!isAbsolute(path)) return path;
-    for (const root of roots) {
-      if (path === root) return ".";
-      const rel = relative(root, path);
-      if (rel && !rel.startsWith("..") && !isAbsolute(rel)) return rel.split(sep).join("/");
-    }
-    return path;
-  }
+  const relativePath = (path: string) => displayPath(path, roots);
 
   function describeTool(name: string, input: Json): KnownTool["display"] {
     const kind = toolDisplayKind(name);
@@ -406,15 +397,7 @@ export function createClaudeStreamParser(options: ClaudeStreamParserOptions = {}
   }
 
   function pushOne(raw: string): HarnessEvent[] {
-    const trimmed = raw.trim();
-    if (!trimmed.startsWith("{")) return [];
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(trimmed);
-    } catch {
-      return [];
-    }
-    const line = record(parsed);
+    const line = parseJsonLine(raw);
     const type = line ? text(line.type) : undefined;
     if (!line || !type) return [];
 
@@ -514,28 +497,6 @@ function toolResultContent(content: unknown): unknown {
     return content;
   }
   return content ?? null;
-}
-
-function record(value: unknown): Json | null {
-  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Json) : null;
-}
-
-/** A non-blank string, or undefined. */
-function text(value: unknown): string | undefined {
-  return typeof value === "string" && value.trim() !== "" ? value : undefined;
-}
-
-function firstLine(value: string): string {
-  return (
-    value
-      .split("\n")
-      .map((line) => line.trim())
-      .find((line) => line !== "") ?? ""
-  );
-}
-
-function clip(value: string, limit: number): string {
-  return value.length <= limit ? value : `${value.slice(0, limit - 1)}…`;
 }
 
 function readable(value: string): string {

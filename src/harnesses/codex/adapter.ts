@@ -6,16 +6,15 @@
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { isPathLike, resolveExecutable } from "../../core/executables.js";
-import { runCommand } from "../../core/exec.js";
 import { isDirectory } from "../../core/fs.js";
 import { homeDir } from "../../core/paths.js";
 import { HARNESSES } from "../catalog.js";
-import { runAgentProcess, type AgentProcessExit } from "../agent-process.js";
+import { readCliVersion, runAgentProcess, type AgentProcessExit } from "../agent-process.js";
 import { conclude, EventSink, failedWith, stalled, type Outcome } from "../outcome.js";
 import { firstLine } from "../text.js";
 import type { HarnessEvent } from "../events.js";
 import type { HarnessAdapter, HarnessReadiness, HarnessRunRequest, HarnessRunResult } from "../types.js";
-import { atLeast, formatVersion, parseVersion } from "../version.js";
+import { atLeast } from "../version.js";
 import { codexFailure, CODEX_MIN_VERSION, CODEX_UPGRADE_FIX, notInstalled, tooOld } from "./failures.js";
 import { createCodexStreamParser, type CodexStreamState } from "./stream.js";
 
@@ -30,7 +29,6 @@ const ARGUMENT_LIMIT_BYTES = 100_000;
 
 /** After `turn.completed`, how long `codex exec` may take to exit on its own. */
 const DEFAULT_EXIT_AFTER_TURN_MS = 5_000;
-const VERSION_TIMEOUT_MS = 10_000;
 
 export interface CodexAdapterOptions {
   executable?: string;
@@ -74,9 +72,7 @@ export function createCodexAdapter(options: CodexAdapterOptions = {}): HarnessAd
       if (!found) {
         return { kind: "codex", available: false, message: notFoundMessage(executable), repair: HARNESSES.codex.install };
       }
-      const probe = await runCommand(found, ["--version"], { env, timeoutMs: VERSION_TIMEOUT_MS });
-      const parsed = parseVersion(probe.stdout);
-      const version = parsed ? formatVersion(parsed) : null;
+      const version = await readCliVersion(found, env);
       if (version && !atLeast(version, CODEX_MIN_VERSION)) {
         return { kind: "codex", available: false, message: tooOld(version).message, repair: CODEX_UPGRADE_FIX, version };
       }

@@ -6,10 +6,9 @@
  * missing fields are skipped. A first line in the pre-0.44 shape (no `type`) marks the
  * stream as legacy; the adapter refuses it.
  */
-import { isAbsolute, relative, sep } from "node:path";
 import type { HarnessActor, HarnessEvent, HarnessEventKind, HarnessToolDisplay, HarnessUsage, ToolDisplayKind } from "../events.js";
 import type { HarnessFailure } from "../types.js";
-import { clip, firstLine, parseJsonLine, record, text, type Json } from "../text.js";
+import { clip, displayPath, firstLine, parseJsonLine, record, text, type Json } from "../text.js";
 import { classifyCodexFailure } from "./failures.js";
 
 const TITLE_LIMIT = 120;
@@ -59,15 +58,7 @@ export function createCodexStreamParser(options: { cwd?: string } = {}): CodexSt
     return built;
   }
 
-  function display(path: string): string {
-    if (!isAbsolute(path)) return path;
-    for (const root of roots) {
-      if (path === root) return ".";
-      const rel = relative(root, path);
-      if (rel && !rel.startsWith("..") && !isAbsolute(rel)) return rel.split(sep).join("/");
-    }
-    return path;
-  }
+  const display = (path: string) => displayPath(path, roots);
 
   function toolEvent(kind: "tool_use" | "tool_result", item: Json, tool: ToolShape): HarnessEvent {
     const id = text(item.id);

@@ -1,0 +1,51 @@
+import { existsSync, readFileSync } from "node:fs";
+import { expect } from "vitest";
+import type { HarnessEvent } from "../../src/harnesses/events.js";
+import { HarnessEventSchema } from "../../src/harnesses/events-schema.js";
+import type { HarnessRunResult } from "../../src/harnesses/types.js";
+
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** SIGKILLs every pid in the list (a fake's leftovers) and empties it. */
+export function killAll(pids: number[]): void {
+  for (const pid of pids.splice(0)) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  }
+}
+
+/** Bounded wait for a file a fake writes; never a bare sleep. */
+export async function waitForFile(path: string, timeoutMs = 10_000): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (existsSync(path)) return readFileSync(path, "utf8");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`timed out waiting for ${path}`);
+}
+
+/** The invariants every run result keeps, whatever happened: live events = result events, one `done`, last. */
+export function expectWellFormed(result: HarnessRunResult, live: HarnessEvent[]): void {
+  expect(live).toEqual(result.events);
+  expect(result.events.filter((event) => event.kind === "done")).toHaveLength(1);
+  const done = result.events.at(-1)!;
+  expect(done.kind).toBe("done");
+  expect(done.status).toBe(result.status);
+  if (result.failure) expect(done.failure).toEqual(result.failure);
+  else expect(done.failure).toBeUndefined();
+  expect(result.outputText.trim()).not.toBe("");
+  for (const event of result.events) {
+    expect(event.message.trim()).not.toBe("");
+    expect(HarnessEventSchema.safeParse(event).success, JSON.stringify(event)).toBe(true);
+  }
+}
