@@ -57,6 +57,8 @@ export function selectHarness(request: SelectionRequest): HarnessChoice {
     const switchHint = others.length > 0 ? `, or use --using ${others.join(" or --using ")}` : "";
     throw new ProductError("execution_failed", `${kind} not found on PATH: ${HARNESSES[kind].install}${switchHint}`);
   }
-  const model = kind === configured.kind && configured.model ? configured.model : defaultModel(kind);
+  // harness.model belongs to harness.default, which config validation takes as the preferred one when unset.
+  const modelOwner = configured.kind ?? PREFERRED_HARNESS;
+  const model = kind === modelOwner && configured.model ? configured.model : defaultModel(kind);
   return { kind, model };
 }

@@ -44,6 +44,12 @@ describe("harness selection when a run is queued", () => {
     });
   });
 
+  test("harness.model without harness.default belongs to codex, and is used when codex runs", () => {
+    const configured = { kind: null, model: "gpt-5.4-mini" };
+    expect(selectHarness({ configured, env: pathWith("codex") })).toEqual({ kind: "codex", model: "gpt-5.4-mini" });
+    expect(selectHarness({ configured, env: pathWith("claude") })).toEqual({ kind: "claude", model: "claude-sonnet-5" });
+  });
+
   test("with no config, the only installed CLI", () => {
     expect(selectHarness({ configured: none, env: pathWith("claude") })).toEqual({ kind: "claude", model: "claude-sonnet-5" });
     expect(selectHarness({ configured: none, env: pathWith("codex") })).toEqual({ kind: "codex", model: "gpt-5.5" });
