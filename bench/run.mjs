@@ -3,8 +3,8 @@
 //
 // Prints ONE JSON document on stdout; progress goes to stderr. Every figure is a
 // whole-process wall time (spawnSync of `node dist/bin.js …`) reported beside a bare
-// `node -e 0` baseline measured in the same run, because the targets in
-// decisions.md §21 are margins over that baseline.
+// `node -e 0` baseline measured in the same run, because the targets are margins over
+// that baseline (see bench/README.md).
 //
 // Sections live in the `sections` registry below; `--only a,b` runs a subset. A new
 // section is `async function benchX(ctx)` returning a JSON-able object; it measures

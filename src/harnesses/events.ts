@@ -1,5 +1,5 @@
 /**
- * The normalized harness event (harnesses.md §3): what every agent adapter emits,
+ * The normalized harness event: what every agent adapter emits,
  * whatever the provider, and what the run ledger stores as `harness_event`.
  *
  * The TypeScript types are what adapters produce. `events-schema.ts` holds the
@@ -142,7 +142,7 @@ export interface HarnessEvent {
 }
 
 // ---------------------------------------------------------------------------
-// Harness event kind → run event kind (lifecycle-operations.md §4).
+// Harness event kind → run event kind.
 
 export type RunEventKind = "tool" | "output" | "error";
 

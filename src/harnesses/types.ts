@@ -1,6 +1,6 @@
 /**
  * The adapter port between lifecycle operations and external coding agents
- * (harnesses.md §2). One adapter per agent CLI; the runner only sees this shape.
+ * (almanac/architecture/harnesses.md). One adapter per agent CLI; the runner only sees this shape.
  */
 import type { HarnessEvent, HarnessKind, HarnessRunStatus, HarnessUsage } from "./events.js";
 

@@ -297,17 +297,16 @@ describe("Claude adapter against the fake CLI", () => {
     const result = await running;
     expect(result.status).toBe("cancelled");
     expect(isAlive(child)).toBe(false);
-    // Killing the tree is the executor's job (decisions.md §17); the adapter only ends its child.
+    // Killing the tree is the executor's job (see almanac/architecture/run-queue.md); the adapter only ends its child.
     expect(isAlive(grandchild)).toBe(true);
   });
 
   test("an authentication api_retry stops the CLI early instead of waiting out the retries", async () => {
-    const begun = Date.now();
+    // Had it waited for the 20 s timeout, the failure would be `timeout`, not this one.
     const { result, live } = await run(
       request({ timeoutMs: 20_000, env: fakeEnv({ FAKE_CLAUDE_SCENARIO: "auth-retry" }) }),
     );
     expectWellFormed(result, live);
-    expect(Date.now() - begun).toBeLessThan(15_000);
     expect(result.failure).toMatchObject({
       code: "claude.not_authenticated",
       message: "Claude API authentication failed (HTTP 401)",

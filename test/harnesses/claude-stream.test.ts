@@ -322,7 +322,7 @@ describe("api_retry and failure classification", () => {
     expect(classifyClaudeFailure({ text: "Rate limited", error: "rate_limit" }).code).toBe("claude.rate_limit");
   });
 
-  test("display kinds follow harnesses.md §5.5", () => {
+  test("display kinds per tool name", () => {
     expect(
       ["Read", "Write", "Edit", "MultiEdit", "NotebookEdit", "Bash", "BashOutput", "KillBash", "Grep", "Glob", "WebFetch", "WebSearch", "Agent", "Task", "mcp__x__y", "Skill"].map(toolDisplayKind),
     ).toEqual(["read", "write", "edit", "edit", "edit", "shell", "shell", "shell", "search", "search", "web", "web", "agent", "agent", "mcp", "unknown"]);

@@ -1,6 +1,6 @@
 /**
  * A scripted local stand-in for the Anthropic Messages API, good enough for the real
- * Claude Code CLI (2.1.x) pointed at it with `ANTHROPIC_BASE_URL` (agent-cli-formats.md §0).
+ * Claude Code CLI (2.1.x) pointed at it with `ANTHROPIC_BASE_URL`.
  *
  * What Claude Code 2.1.197 was seen to call, in order, for one `-p` run:
  *   1. `HEAD /` — a connectivity probe (no body; any 2xx will do).

@@ -34,9 +34,10 @@ describe("transcript preparation", () => {
       return JSON.stringify({ type: role, uuid: `u${index}`, sessionId: "s-long", cwd: "/w", message: { role, content: text } });
     });
     writeFileSync(path, `${turns.join("\n")}\n`);
-    const [brief] = await service.prepare(await service.resolve([path], ctx), { ...run, budgetChars: 4_000 });
+    const budgetChars = 4_000;
+    const [brief] = await service.prepare(await service.resolve([path], ctx), { ...run, budgetChars });
     expect(brief!.truncated).toBe(true);
-    expect(brief!.content.length).toBeLessThanOrEqual(4_000);
+    expect(brief!.content.length).toBeLessThanOrEqual(budgetChars);
     expect(brief!.content).toContain("THE TASK: document the retry policy.");
     expect(brief!.content).toContain("THE OUTCOME: documented.");
     expect(brief!.content).toMatch(/\[… [\d,]+ characters cut here; the whole material is in .*01-transcript\.md …\]/);

@@ -108,7 +108,7 @@ const receipts = (await Promise.all(perProducer.map((n) => producer(n)))).flat()
 producing = false;
 await killing;
 
-// One read is allowed to start a worker if none is live (decisions.md §20), then we wait.
+// One read is allowed to start a worker if none is live, then we wait.
 await ca(["jobs", "--json"]);
 const deadline = Date.now() + 180_000;
 let runs = [];

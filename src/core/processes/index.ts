@@ -1,6 +1,6 @@
 /**
  * Process identity, liveness, execution-tree discovery and verified
- * termination. See shared/design/decisions.md §16–17.
+ * termination. See almanac/architecture/core.md.
  */
 export {
   compareStartTimes,

@@ -225,7 +225,7 @@ function usageFrom(result: ClaudeResultLine | null): HarnessUsage | null {
 }
 
 // ---------------------------------------------------------------------------
-// Transcript location (agent-cli-formats.md §3.1–3.2)
+// Transcript location
 
 const FOLDER_NAME_LIMIT = 200;
 

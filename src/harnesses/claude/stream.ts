@@ -1,7 +1,7 @@
 /**
  * Incremental parser for `claude -p --output-format stream-json --verbose` stdout
- * (agent-cli-formats.md §1.2), projecting each line to normalized harness events
- * (harnesses.md §6.1).
+ * (recorded samples: test/fixtures/claude-stream/), projecting each line to normalized
+ * harness events (almanac/architecture/harnesses.md).
  *
  * It is deliberately forgiving: non-JSON lines, unknown line types, unknown block
  * types and missing fields are skipped, never thrown. The `result` line is
@@ -30,7 +30,7 @@ export interface ClaudeResultUsage {
   [key: string]: unknown;
 }
 
-/** The final `result` line (agent-cli-formats.md §1.2.6); unknown fields are kept. */
+/** The final `result` line; unknown fields are kept. */
 export interface ClaudeResultLine {
   type: "result";
   subtype: string;
@@ -85,7 +85,7 @@ function toResultLine(line: Record<string, unknown>): ClaudeResultLine | null {
 }
 
 // ---------------------------------------------------------------------------
-// Failure classification (harnesses.md §6.1)
+// Failure classification
 
 export const CLAUDE_LOGIN_FIX = HARNESSES.claude.login;
 
@@ -130,7 +130,7 @@ function codePart(text: string): string {
 }
 
 // ---------------------------------------------------------------------------
-// Tool display (harnesses.md §5.5)
+// Tool display
 
 const DISPLAY_KINDS: Record<string, ToolDisplayKind> = {
   Read: "read",

@@ -15,7 +15,7 @@ export interface ValidationIssue {
   path: string | null;
 }
 
-/** decisions.md §6: errors fail `validate`; warnings only with --strict. */
+/** Errors fail `validate`; warnings only with --strict (almanac/decisions/validation-severities.md). */
 export const SEVERITY: Record<string, Severity> = {
   page_routes: "error",
   page_unreadable: "error",
