@@ -152,10 +152,9 @@ export class App {
       config: () => config,
       env: this.options.env,
       resolveSources: async (inputs, context) => {
-        const sources = await (await this.sources()).resolve(inputs, context);
-        // Paths are shown as the repository sees them, whatever folder the user typed them in.
-        const labels = sources.map((ref) => (ref.display !== undefined ? `${ref.display}${ref.kind === "folder" && ref.display !== "." ? "/" : ""}` : ref.address));
-        return { sources, labels };
+        const [{ sourceLabel }, service] = await Promise.all([import("./sources/model.js"), this.sources()]);
+        const sources = await service.resolve(inputs, context);
+        return { sources, labels: sources.map(sourceLabel) };
       },
       scaffold: scaffoldWiki,
     });
@@ -235,31 +234,21 @@ export class App {
   private runMaterials(commands: CommandRunner): RunMaterials {
     return {
       sources: async (spec, context) => {
-        const [{ parseSourceRefs }, { SOURCE_BUDGET_CHARS }, service] = await Promise.all([
-          import("./sources/service.js"),
-          import("./lifecycle/prompts.js"),
-          this.sources(),
-        ]);
+        const [{ parseSourceRefs }, service] = await Promise.all([import("./sources/service.js"), this.sources()]);
         // Specs queued before sources were resolved at queue time carry only the addresses.
         const refs =
           spec.sources.length > 0
             ? parseSourceRefs(spec.sources)
             : await service.resolve(spec.inputs, { cwd: context.repositoryRoot, repositoryRoot: context.repositoryRoot });
-        return service.prepare(refs, { ...context, budgetChars: SOURCE_BUDGET_CHARS });
+        return service.prepare(refs, context);
       },
-      garden: async (index, issues) => {
-        const [{ gardenContext }, { GARDEN_BUDGET_CHARS }] = await Promise.all([
-          import("./lifecycle/context/garden.js"),
-          import("./lifecycle/prompts.js"),
-        ]);
-        return gardenContext({ summary: await index.summary(), issues, budgetChars: GARDEN_BUDGET_CHARS });
+      garden: async (index, issues, budgetChars) => {
+        const { gardenContext } = await import("./lifecycle/context/garden.js");
+        return gardenContext({ summary: await index.summary(), issues, budgetChars });
       },
-      build: async (root) => {
-        const [{ buildInventory }, { BUILD_BUDGET_CHARS }] = await Promise.all([
-          import("./lifecycle/context/build.js"),
-          import("./lifecycle/prompts.js"),
-        ]);
-        return buildInventory({ root, run: commands, budgetChars: BUILD_BUDGET_CHARS });
+      build: async (root, budgetChars) => {
+        const { buildInventory } = await import("./lifecycle/context/build.js");
+        return buildInventory({ root, run: commands, env: this.options.env, budgetChars });
       },
     };
   }

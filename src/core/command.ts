@@ -29,6 +29,19 @@ export interface CommandResult {
 
 export type CommandRunner = (file: string, args: string[], request: CommandRequest) => Promise<CommandResult>;
 
+/**
+ * Variables that would point git somewhere other than its cwd: a `ca` started from a git
+ * hook inherits GIT_DIR and friends, and must still read the repository it was asked about.
+ */
+const GIT_LOCATION_VARIABLES = ["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_PREFIX"];
+
+/** The environment for a git command whose output is parsed: no location overrides, prompts, pager or optional locks. */
+export function gitEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const clean: NodeJS.ProcessEnv = { ...env, GIT_TERMINAL_PROMPT: "0", GIT_OPTIONAL_LOCKS: "0", GIT_PAGER: "cat" };
+  for (const name of GIT_LOCATION_VARIABLES) delete clean[name];
+  return clean;
+}
+
 /** First non-blank line of a command's stderr, else stdout, clipped for a one-line message. */
 export function commandFailureLine(result: CommandResult, limit = 500): string {
   const text = `${result.stderr}\n${result.stdout}`;

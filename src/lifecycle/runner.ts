@@ -12,14 +12,21 @@ import { runEventKindFor } from "../harnesses/events.js";
 import type { IndexService, WikiIndex } from "../index/service.js";
 import type { ValidationIssue } from "../index/views/validate.js";
 import type { SourceBrief } from "../sources/model.js";
-import { renderPrompt, preparationMessage, type PromptMaterial } from "./prompts.js";
+import {
+  BUILD_BUDGET_CHARS,
+  GARDEN_BUDGET_CHARS,
+  SOURCE_BUDGET_CHARS,
+  renderPrompt,
+  preparationMessage,
+  type PromptMaterial,
+} from "./prompts.js";
 import { compareSnapshots, describeOutside, takeSnapshot, type GitSnapshot } from "./write-boundary.js";
 
-/** What a run needs prepared before the agent starts; app.ts wires the implementations. */
+/** What a run needs prepared before the agent starts, each within its share of the prompt; app.ts wires them. */
 export interface RunMaterials {
-  sources(spec: RunSpec, context: { repositoryRoot: string; workDir: string }): Promise<SourceBrief[]>;
-  garden(index: WikiIndex, issues: ValidationIssue[]): Promise<unknown>;
-  build(root: string): Promise<unknown>;
+  sources(spec: RunSpec, context: { repositoryRoot: string; workDir: string; budgetChars: number }): Promise<SourceBrief[]>;
+  garden(index: WikiIndex, issues: ValidationIssue[], budgetChars: number): Promise<unknown>;
+  build(root: string, budgetChars: number): Promise<unknown>;
 }
 
 export interface LifecycleDeps {
@@ -71,7 +78,7 @@ export class LifecycleRunner implements OperationRunner {
       const { index, issues } = await phase("indexing", () => this.baseline(record));
       const material = await this.prepare(record, spec, index, issues);
       const prompt = renderPrompt(record, spec, index.almanacPath, material);
-      const before = await phase("internal_error", () => takeSnapshot(record.repositoryRoot, this.deps.commands));
+      const before = await phase("internal_error", () => takeSnapshot(record.repositoryRoot, this.deps.commands, this.deps.env));
       const agent = `${spec.harness}${version ? ` ${version}` : ""}`;
       await phase("internal_error", () => runs.appendEvent(record.runId, now(), "message", `starting ${agent} with model ${spec.model}`));
       const result = await phase("provider_execution", () => this.runAgent(record, spec, adapter, version, prompt));
@@ -137,11 +144,12 @@ export class LifecycleRunner implements OperationRunner {
     const material: PromptMaterial = {};
     if (spec.kind === "ingest") {
       const workDir = this.deps.runDir(record.runId);
-      material.sources = await phase("source_preparation", () => materials.sources(spec, { repositoryRoot: record.repositoryRoot, workDir }));
+      const context = { repositoryRoot: record.repositoryRoot, workDir, budgetChars: SOURCE_BUDGET_CHARS };
+      material.sources = await phase("source_preparation", () => materials.sources(spec, context));
     } else if (spec.kind === "garden") {
-      material.garden = await phase("indexing", () => materials.garden(index, issues));
+      material.garden = await phase("indexing", () => materials.garden(index, issues, GARDEN_BUDGET_CHARS));
     } else {
-      material.build = await phase("internal_error", () => materials.build(record.repositoryRoot));
+      material.build = await phase("internal_error", () => materials.build(record.repositoryRoot, BUILD_BUDGET_CHARS));
     }
     await phase("internal_error", () => this.deps.runs.appendEvent(record.runId, this.deps.now(), "message", preparationMessage(spec, material.sources)));
     return material;
@@ -172,9 +180,9 @@ export class LifecycleRunner implements OperationRunner {
       runs.recordChanges(record.runId, { commits: [], outside: [], notes: ["not a git repository: changes outside almanac/ could not be checked"] });
       return;
     }
-    const after = await takeSnapshot(record.repositoryRoot, this.deps.commands);
+    const after = await takeSnapshot(record.repositoryRoot, this.deps.commands, this.deps.env);
     if (!after) return;
-    const changes = await compareSnapshots(before, after, record.repositoryRoot, this.deps.commands);
+    const changes = await compareSnapshots(before, after, record.repositoryRoot, this.deps.commands, this.deps.env);
     runs.recordChanges(record.runId, changes);
     const warning = describeOutside(changes);
     if (warning) runs.appendEvent(record.runId, now(), "warning", warning, { outside: changes.outside });

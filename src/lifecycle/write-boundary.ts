@@ -6,7 +6,7 @@
 import { lstatSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import type { CommandRunner } from "../core/command.js";
-import { commandFailureLine } from "../core/command.js";
+import { commandFailureLine, gitEnvironment } from "../core/command.js";
 import type { FileChange, RunChanges } from "../runs/model.js";
 
 const GIT_TIMEOUT_MS = 30_000;
@@ -29,8 +29,8 @@ export interface GitSnapshot {
 }
 
 /** Null when the repository is not a git work tree (then nothing can be compared). */
-export async function takeSnapshot(root: string, git: CommandRunner): Promise<GitSnapshot | null> {
-  const run = (args: string[]) => git("git", ["-C", root, ...args], { timeoutMs: GIT_TIMEOUT_MS, env: gitEnv() });
+export async function takeSnapshot(root: string, git: CommandRunner, env: NodeJS.ProcessEnv): Promise<GitSnapshot | null> {
+  const run = gitIn(root, git, env);
   const top = await run(["rev-parse", "--show-toplevel"]);
   if (top.code !== 0) return null;
   const head = await run(["rev-parse", "--verify", "--quiet", "HEAD"]);
@@ -55,8 +55,9 @@ export async function compareSnapshots(
   after: GitSnapshot,
   root: string,
   git: CommandRunner,
+  env: NodeJS.ProcessEnv,
 ): Promise<RunChanges> {
-  const run = (args: string[]) => git("git", ["-C", root, ...args], { timeoutMs: GIT_TIMEOUT_MS, env: gitEnv() });
+  const run = gitIn(root, git, env);
   const prefix = relative(after.top, root).split(sep).filter((p) => p !== "").join("/");
   const wiki = prefix === "" ? "almanac/" : `${prefix}/almanac/`;
   const changed = new Map<string, FileChange>();
@@ -126,9 +127,10 @@ function emptyTree(): string {
   return "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
 }
 
-/** Plain, untranslated output, and no pager or prompts. */
-function gitEnv(): NodeJS.ProcessEnv {
-  return { ...process.env, LC_ALL: "C", GIT_PAGER: "cat", GIT_TERMINAL_PROMPT: "0", GIT_OPTIONAL_LOCKS: "0" };
+/** `git -C <root> …`; untranslated output, since some of it is matched as text. */
+function gitIn(root: string, git: CommandRunner, env: NodeJS.ProcessEnv) {
+  const gitEnv = { ...gitEnvironment(env), LC_ALL: "C" };
+  return (args: string[]) => git("git", ["-C", root, ...args], { timeoutMs: GIT_TIMEOUT_MS, env: gitEnv });
 }
 
 /** One line for the run's warning event. */

@@ -1,4 +1,4 @@
-import { commandFailureLine, type CommandResult } from "../core/command.js";
+import { commandFailureLine, gitEnvironment, type CommandResult } from "../core/command.js";
 import type { SourceTools } from "./context.js";
 
 export type ToolOutcome = { ok: true; stdout: string; truncated: boolean } | { ok: false; reason: string; result?: CommandResult };
@@ -10,27 +10,15 @@ export interface ToolCall {
   maxOutputBytes?: number;
 }
 
-/**
- * Variables that would point git somewhere other than the cwd: a `ca ingest` started
- * from a git hook inherits GIT_DIR and friends, and must still read the repository it names.
- */
-const GIT_LOCATION_VARIABLES = ["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_PREFIX"];
-
-export function gitEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const clean: NodeJS.ProcessEnv = { ...env, GIT_TERMINAL_PROMPT: "0", GIT_OPTIONAL_LOCKS: "0", GIT_PAGER: "cat" };
-  for (const name of GIT_LOCATION_VARIABLES) delete clean[name];
-  return clean;
-}
-
 /** Prompts, pagers, colour and update notices would all corrupt captured output. */
 export function ghEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  return { ...gitEnv(env), GH_PROMPT_DISABLED: "1", GH_PAGER: "", GH_NO_UPDATE_NOTIFIER: "1", NO_COLOR: "1", CLICOLOR: "0" };
+  return { ...gitEnvironment(env), GH_PROMPT_DISABLED: "1", GH_PAGER: "", GH_NO_UPDATE_NOTIFIER: "1", NO_COLOR: "1", CLICOLOR: "0" };
 }
 
 /** Runs `git <args>`; a failure names the subcommand and git's first error line. */
 export function runGit(tools: SourceTools, args: string[], call: ToolCall): Promise<ToolOutcome> {
   const fullArgs = ["-c", "core.quotePath=false", "-c", "color.ui=false", ...args];
-  return runTool(tools, "git", fullArgs, `git ${args[0] ?? ""}`, call, gitEnv(tools.env));
+  return runTool(tools, "git", fullArgs, `git ${args[0] ?? ""}`, call, gitEnvironment(tools.env));
 }
 
 /** Runs `gh <args>`; a failure names the subcommand (`gh pr view`) and gh's first error line. */

@@ -70,3 +70,9 @@ export interface SourceBrief {
   /** Facts the agent should know: files skipped, a response cut at the size limit, … */
   notes: string[];
 }
+
+/** How a source is named for people (job titles): paths as the repository sees them, else the address typed. */
+export function sourceLabel(ref: SourceRef): string {
+  if (ref.display === undefined) return ref.address;
+  return ref.kind === "folder" && ref.display !== "." ? `${ref.display}/` : ref.display;
+}

@@ -39,12 +39,12 @@ function repo(at = dir): string {
   return at;
 }
 
-async function around(root: string, agent: () => void) {
-  const before = await takeSnapshot(root, runCommand);
+async function around(root: string, agent: () => void, env: NodeJS.ProcessEnv = process.env) {
+  const before = await takeSnapshot(root, runCommand, env);
   expect(before).not.toBeNull();
   agent();
-  const after = await takeSnapshot(root, runCommand);
-  return compareSnapshots(before!, after!, root, runCommand);
+  const after = await takeSnapshot(root, runCommand, env);
+  return compareSnapshots(before!, after!, root, runCommand, env);
 }
 
 describe("git snapshots around a run", () => {
@@ -124,6 +124,17 @@ describe("git snapshots around a run", () => {
   test("a folder that is not a git work tree has no snapshot", async () => {
     const plain = join(dir, "plain");
     mkdirSync(plain);
-    expect(await takeSnapshot(plain, runCommand)).toBeNull();
+    expect(await takeSnapshot(plain, runCommand, process.env)).toBeNull();
+  });
+
+  test("a GIT_DIR inherited from a git hook does not point the snapshot at another repository", async () => {
+    const root = repo();
+    const other = repo(join(dir, "other"));
+    const changes = await around(root, () => write(root, "src/app.ts", "export const changed = 1;\n"), {
+      ...process.env,
+      GIT_DIR: join(other, ".git"),
+      GIT_WORK_TREE: other,
+    });
+    expect(changes.outside).toEqual([{ path: "src/app.ts", change: "modified" }]);
   });
 });

@@ -87,8 +87,6 @@ function toResultLine(line: Record<string, unknown>): ClaudeResultLine | null {
 // ---------------------------------------------------------------------------
 // Failure classification
 
-export const CLAUDE_LOGIN_FIX = HARNESSES.claude.login;
-
 export interface ClaudeFailureInput {
   /** Error text: the result text, joined `errors`, or a synthetic message's text. */
   text: string;
@@ -104,7 +102,7 @@ export function classifyClaudeFailure(input: ClaudeFailureInput): HarnessFailure
   const error = input.error?.trim() || undefined;
   const message = text || (subtype ? `claude ${subtype}` : error ? `claude ${error}` : "claude failed");
   if (/not logged in/i.test(text) || /authentication/i.test(text) || error === "authentication_failed") {
-    return { provider: "claude", code: "claude.not_authenticated", message, fix: CLAUDE_LOGIN_FIX };
+    return { provider: "claude", code: "claude.not_authenticated", message, fix: HARNESSES.claude.login };
   }
   if (subtype === "error_max_turns") return { provider: "claude", code: "claude.error_max_turns", message };
   if (subtype === "error_max_budget_usd") {

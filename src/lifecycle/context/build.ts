@@ -34,6 +34,8 @@ export interface FileListing {
 export interface BuildInventoryInput {
   root: string;
   run: CommandRunner;
+  /** The environment git runs in (defaults to this process's). */
+  env?: NodeJS.ProcessEnv;
   budgetChars: number;
 }
 
@@ -45,8 +47,8 @@ const LIMITS = { layout: 50, largestSubfolders: 20, languages: 20, entryPoints: 
 const SQUEEZES = [Number.POSITIVE_INFINITY, 30, 20, 12, 8, 5, 3, 1, 0];
 
 /** Throws a RangeError only when even the bare counts exceed the budget. */
-export async function buildInventory({ root, run, budgetChars }: BuildInventoryInput): Promise<BuildInventory> {
-  const listing = await listRepositoryFiles(root, run, new Set([WIKI_FOLDER]));
+export async function buildInventory({ root, run, env = process.env, budgetChars }: BuildInventoryInput): Promise<BuildInventory> {
+  const listing = await listRepositoryFiles(root, run, new Set([WIKI_FOLDER]), env);
   const full = survey(root, listing.paths, {
     listed_by: listing.source,
     count: listing.paths.length,

@@ -1,6 +1,6 @@
 import { readdirSync, type Dirent } from "node:fs";
 import { join } from "node:path";
-import type { CommandRunner } from "../../core/command.js";
+import { gitEnvironment, type CommandRunner } from "../../core/command.js";
 
 /**
  * The repository's files, as paths relative to the root with `/` separators. Git knows
@@ -45,8 +45,9 @@ export async function listRepositoryFiles(
   root: string,
   run: CommandRunner,
   excludedFolders: ReadonlySet<string>,
+  env: NodeJS.ProcessEnv = process.env,
 ): Promise<RepositoryFiles> {
-  const listing = (await listWithGit(root, run)) ?? walkRepository(root, WALK_FILE_CAP, excludedFolders);
+  const listing = (await listWithGit(root, run, env)) ?? walkRepository(root, WALK_FILE_CAP, excludedFolders);
   return { ...listing, paths: listing.paths.filter((path) => !inFolder(path, excludedFolders)) };
 }
 
@@ -55,9 +56,10 @@ function inFolder(path: string, rootFolders: ReadonlySet<string>): boolean {
   return slash > 0 && rootFolders.has(path.slice(0, slash));
 }
 
-async function listWithGit(root: string, run: CommandRunner): Promise<RepositoryFiles | null> {
+async function listWithGit(root: string, run: CommandRunner, env: NodeJS.ProcessEnv): Promise<RepositoryFiles | null> {
   const result = await run("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], {
     cwd: root,
+    env: gitEnvironment(env),
     timeoutMs: GIT_TIMEOUT_MS,
     maxOutputBytes: GIT_OUTPUT_BYTES,
   });
