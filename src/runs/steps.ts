@@ -42,9 +42,13 @@ interface HarnessPayload {
   agent_trace?: { prompt?: string; result?: string };
 }
 
-export function projectSteps(events: RunEvent[]): RunStep[] {
+/**
+ * Projects events into steps. A follower that projects batch after batch passes the same
+ * `tools` memory each time, so a result whose call came in an earlier batch still names
+ * its tool and target.
+ */
+export function projectSteps(events: RunEvent[], tools: Map<string, RunStep> = new Map()): RunStep[] {
   const steps: RunStep[] = [];
-  const tools = new Map<string, RunStep>();
   for (const event of events) {
     const base = { sequence: event.seq, timestamp: event.createdAt };
     const h = isHarness(event.payload) ? event.payload : null;
@@ -93,11 +97,14 @@ export function projectSteps(events: RunEvent[]): RunStep[] {
       case "tool_result":
       case "tool_summary": {
         let step = h.tool_id ? tools.get(h.tool_id) : undefined;
-        if (!step) {
+        if (step && !steps.includes(step)) {
+          step = { ...step, ...base };
+          steps.push(step);
+        } else if (!step) {
           step = { ...base, kind: "tool", title: h.tool_name ?? "Tool", tool: h.tool_name ?? "tool", error: false };
           steps.push(step);
-          if (h.tool_id) tools.set(h.tool_id, step);
         }
+        if (h.tool_id) tools.set(h.tool_id, step);
         step.sequence = event.seq;
         step.timestamp = event.createdAt;
         step.status = h.tool_display?.status ?? (h.tool_is_error ? "failed" : "completed");

@@ -1,6 +1,6 @@
 import type { App } from "../../app.js";
 import type { RunRecord } from "../../runs/model.js";
-import { projectSteps } from "../../runs/steps.js";
+import { projectSteps, type RunStep } from "../../runs/steps.js";
 import type { CliContext } from "../context.js";
 import { eventJson, omitNulls, renderSteps, runJson, statusText } from "../render/jobs.js";
 
@@ -25,6 +25,7 @@ export async function followRun(ctx: CliContext, app: App, runId: string, option
   process.once("SIGINT", onSigint);
   let printed = 0;
   let last: RunRecord | null = null;
+  const tools = new Map<string, RunStep>();
   try {
     const interval = Number(ctx.env.CODEALMANAC_ATTACH_INTERVAL_MS ?? 100);
     for await (const update of jobs.attach(runId, {
@@ -39,7 +40,7 @@ export async function followRun(ctx: CliContext, app: App, runId: string, option
         continue;
       }
       if (options.json === "none") continue;
-      const text = renderSteps(ctx, projectSteps(update.events));
+      const text = renderSteps(ctx, projectSteps(update.events, tools));
       if (text !== "") {
         ctx.write(text);
         printed++;
