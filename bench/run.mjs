@@ -28,6 +28,7 @@ import { join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { benchQueue } from "./queue.mjs";
 import { benchLifecycle } from "./lifecycle.mjs";
+import { benchSync } from "./sync.mjs";
 
 const GENERATOR = fileURLToPath(new URL("./generate-wiki.mjs", import.meta.url));
 
@@ -620,6 +621,7 @@ export const sections = {
   index: benchIndex,
   queue: benchQueue,
   lifecycle: benchLifecycle,
+  sync: benchSync,
 };
 
 // ---------------------------------------------------------------------------

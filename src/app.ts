@@ -21,6 +21,9 @@ import type { JobsService } from "./queue/jobs.js";
 import type { LifecycleService } from "./lifecycle/service.js";
 import type { RunMaterials } from "./lifecycle/runner.js";
 import type { SourcesService } from "./sources/service.js";
+import type { Automation, AutomationTask } from "./automation/model.js";
+import type { SyncService } from "./sync/service.js";
+import { syncMigrations } from "./sync/schema.js";
 
 export interface AppOptions {
   env: NodeJS.ProcessEnv;
@@ -59,7 +62,7 @@ export class App {
   get stateDb(): Db {
     if (!this.db) trace("state database: opening");
     this.db ??= openDatabase(this.paths.database, {
-      migrations: [...repositoryMigrations, ...runMigrations],
+      migrations: [...repositoryMigrations, ...runMigrations, ...syncMigrations],
       onNewerSchema: "refuse",
     });
     return this.db;
@@ -251,6 +254,125 @@ export class App {
         return buildInventory({ root, run: commands, env: this.options.env, budgetChars });
       },
     };
+  }
+
+  // ── automation: schedules, last-run records (automation/) ──
+
+  async automation(): Promise<Automation> {
+    const [{ createAutomation }, run] = await Promise.all([import("./automation/service.js"), this.commands()]);
+    return this.once("automation", () =>
+      createAutomation({
+        env: this.options.env,
+        paths: this.paths,
+        platform: process.platform,
+        run,
+        cliPath: this.options.binPath ?? process.argv[1] ?? "codealmanac",
+        nodePath: process.execPath,
+        now: this.now,
+      }),
+    );
+  }
+
+  /**
+   * What a scheduled task does when the OS scheduler starts it; returns its exit code.
+   * Lines go to the task's log (the scheduler captures our output).
+   */
+  async runScheduledTask(task: AutomationTask): Promise<number> {
+    const say = (line: string) => this.options.notice(`${new Date(this.now()).toISOString()} ${task}: ${line}`);
+    if (task === "sync") {
+      const summary = await (await this.sync()).sync({ apps: ["claude", "codex"] });
+      for (const group of summary.started) say(`queued ${group.runId} for ${group.repositoryName} (${group.transcriptPaths.length} transcripts)`);
+      say(`scanned ${summary.scanned}, eligible ${summary.eligible}, started ${summary.started.length}, skipped ${summary.skipped.length}`);
+      return 0;
+    }
+    const [{ scheduleGardens }, { changedSince }, lifecycle, run] = await Promise.all([
+      import("./automation/garden.js"),
+      import("./automation/changes.js"),
+      this.lifecycle(),
+      this.commands(),
+    ]);
+    const decisions = await scheduleGardens({
+      repositories: () => this.repositories.list(),
+      activeGardens: (id) => this.runs.countActiveRunsOfKind(id, "garden"),
+      lastGardenDoneAt: (id) => this.runs.lastDoneAt(id, "garden"),
+      changedSince: (root, since) => changedSince(run, this.options.env, root, since),
+      queueGarden: (repository) => lifecycle.garden(repository.rootPath, repository.name, {}),
+    });
+    for (const d of decisions) say(d.runId ? `queued ${d.runId} for ${d.repository}` : `skipped ${d.repository}: ${d.skipped}`);
+    if (decisions.length === 0) say("no registered wikis");
+    return decisions.some((d) => d.skipped?.startsWith("could not queue")) ? 1 : 0;
+  }
+
+  // ── config editing (config/) ──
+
+  /** The `config` verbs; a write drops this process's cached config so later reads see it. */
+  async configEditor() {
+    const { ConfigEditor } = await import("./config/editor.js");
+    return new ConfigEditor({
+      path: this.paths.config,
+      automation: () => this.automation(),
+      onWrite: () => this.cache.delete("config"),
+    });
+  }
+
+  // ── setup, doctor, uninstall ──
+
+  /** `setup`, `doctor` and `uninstall`; agent adapters load only for their readiness probes. */
+  async setup() {
+    const [{ SetupService }, { configSettingsStore }, { loadAdapter }, run] = await Promise.all([
+      import("./setup/service.js"),
+      import("./setup/settings-store.js"),
+      import("./harnesses/registry.js"),
+      this.commands(),
+    ]);
+    return new SetupService({
+      env: this.options.env,
+      paths: this.paths,
+      nodeVersion: process.versions.node,
+      run,
+      readiness: async (kind) => (await loadAdapter(kind)).readiness(this.options.env),
+      automation: () => this.automation(),
+      settings: async () => configSettingsStore(this.paths.config, () => this.cache.delete("config")),
+      config: () => this.config(),
+      stateDb: () => this.stateDb,
+      selectRepository: (cwd, wiki) => this.repositories.select(cwd, wiki),
+      wikiIssues: (repository) => this.index.open(repository).issues(),
+      queue: async () => {
+        const [jobs, processes] = await Promise.all([this.jobs(), this.processes()]);
+        return {
+          jobs: { list: (filter) => jobs.list(filter), cancel: (runId) => jobs.cancel(runId) },
+          workerLock: () => this.locks.readWorkerLock(),
+          processes,
+          graceMs: this.timing.cancelGraceMs,
+        };
+      },
+      repositoryRoots: () => this.repositories.list().map((r) => r.repository.rootPath),
+      closeState: () => this.close(),
+    });
+  }
+
+  // ── sync (sync/) ──
+
+  async sync(): Promise<SyncService> {
+    const [{ SyncService }, { SyncStore }, { insertRun }, lifecycle, spawner] = await Promise.all([
+      import("./sync/service.js"),
+      import("./sync/store.js"),
+      import("./queue/producer.js"),
+      this.lifecycle(),
+      this.spawner(),
+    ]);
+    return new SyncService({
+      store: new SyncStore(this.stateDb),
+      runs: this.runs,
+      repositories: this.repositories,
+      env: this.options.env,
+      now: this.now,
+      lookbackMs: async () => (await this.config()).automation.sync.everyMs,
+      prepareIngest: (repository, addresses, options) => lifecycle.prepareIngest(repository, addresses, options),
+      insertRun: (repository, spec) => insertRun({ runs: this.runs, now: this.now, runLogDir: this.paths.runLogs }, { repository, kind: "ingest", spec }),
+      wake: () => void spawner.spawnWorker(),
+      hooks: this.hooks,
+    });
   }
 
   close(): void {

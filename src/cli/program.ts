@@ -1,7 +1,8 @@
-import { Command, InvalidArgumentError, Option } from "commander";
+import { Command, Option } from "commander";
 import { VERSION } from "../core/version.js";
 import { HARNESS_KINDS } from "../harnesses/catalog.js";
-import type { CliContext, Opts } from "./context.js";
+import type { CliContext } from "./context.js";
+import { collect, integer, type CommandKit, type Handler } from "./kit.js";
 import type { App } from "../app.js";
 import * as lifecycleCommands from "./commands/lifecycle.js";
 import * as searchCommands from "./commands/search.js";
@@ -12,6 +13,10 @@ import * as healthCommands from "./commands/health.js";
 import * as reindexCommands from "./commands/reindex.js";
 import * as repositoriesCommands from "./commands/repositories.js";
 import * as jobsCommands from "./commands/jobs.js";
+import { registerSyncCommands } from "./commands/sync.js";
+import { registerConfigCommands } from "./commands/config.js";
+import { registerAutomationCommands } from "./commands/automation.js";
+import { registerSetupCommands } from "./commands/setup.js";
 
 
 
@@ -29,7 +34,7 @@ export function buildProgram(ctx: CliContext, app: () => App): Command {
 
   // Handlers are small and loaded with the CLI; the heavy code they call is imported lazily by app.ts.
   const act =
-    (handler: (ctx: CliContext, app: App, args: unknown[], opts: Opts) => Promise<void> | void) =>
+    (handler: Handler) =>
     async (...all: unknown[]) => {
       const cmd = all[all.length - 1] as Command;
       await handler(ctx, app(), all.slice(0, -2), cmd.optsWithGlobals());
@@ -210,16 +215,12 @@ export function buildProgram(ctx: CliContext, app: () => App): Command {
     .addOption(json())
     .action(act(jobsCommands.prune));
 
+  const kit: CommandKit = { act, json, wiki, using, wait };
+  registerSyncCommands(program, kit);
+  registerConfigCommands(program, kit);
+  registerAutomationCommands(program, kit);
+  registerSetupCommands(program, kit);
   return program;
-}
-
-function collect(value: string, previous: string[] | undefined): string[] {
-  return [...(previous ?? []), value];
-}
-
-function integer(value: string): number {
-  if (!/^[+-]?\d+$/.test(value.trim())) throw new InvalidArgumentError(`expected an integer, got "${value}"`);
-  return Number(value);
 }
 
 /** Visible top-level command names, for suggestions. */

@@ -71,6 +71,16 @@ export class LifecycleService {
     return this.queue(repository, "ingest", harness, { inputs: labels, sources }, options);
   }
 
+  /**
+   * An ingest spec for a repository, with its sources resolved, but not queued: sync
+   * queues it itself, in the same transaction that moves its transcript cursors.
+   */
+  async prepareIngest(repository: Repository, addresses: string[], options: OperationOptions): Promise<RunSpec> {
+    const harness = this.harness(options);
+    const { sources, labels } = await this.deps.resolveSources(addresses, { cwd: repository.rootPath, repositoryRoot: repository.rootPath });
+    return this.spec("ingest", harness, { inputs: labels, sources }, options);
+  }
+
   garden(cwd: string, wiki: string | undefined, options: OperationOptions): Receipt {
     const repository = this.deps.repositories.select(cwd, wiki);
     return this.queue(repository, "garden", this.harness(options), { inputs: [], sources: [] }, options);
@@ -118,7 +128,17 @@ export class LifecycleService {
     material: { inputs: string[]; sources: unknown[] },
     options: OperationOptions,
   ): Receipt {
-    const spec: RunSpec = {
+    const spec = this.spec(kind, harness, material, options);
+    return enqueueAndWake(this.deps.producer, { repository, kind, spec }).receipt;
+  }
+
+  private spec(
+    kind: RunKind,
+    harness: { kind: HarnessKind; model: string },
+    material: { inputs: string[]; sources: unknown[] },
+    options: OperationOptions,
+  ): RunSpec {
+    return {
       version: SPEC_VERSION,
       kind,
       harness: harness.kind,
@@ -129,6 +149,5 @@ export class LifecycleService {
       guidance: options.guidance?.trim() ?? null,
       auto_commit: this.deps.config().autoCommit,
     };
-    return enqueueAndWake(this.deps.producer, { repository, kind, spec }).receipt;
   }
 }

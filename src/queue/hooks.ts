@@ -7,7 +7,13 @@ import { createRequire } from "node:module";
  * mapping a hook name to a shell command, which runs synchronously (once per process)
  * when that point is reached. Nothing happens when the variable is unset.
  */
-export type HookName = "beforeIdleRelease" | "afterClaim" | "cancelAfterIntent" | "cancelBeforeFinish" | "workerAfterSpawn";
+export type HookName =
+  | "beforeIdleRelease"
+  | "afterClaim"
+  | "cancelAfterIntent"
+  | "cancelBeforeFinish"
+  | "workerAfterSpawn"
+  | "syncBeforeReserve";
 
 export interface Hooks {
   run(name: HookName): void;

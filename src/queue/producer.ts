@@ -34,20 +34,7 @@ export interface EnqueueRequest {
 
 /** Queues a durable run (one transaction), then spawns a worker: the commit comes first. */
 export function enqueueAndWake(deps: ProducerDeps, request: EnqueueRequest): { record: RunRecord; receipt: Receipt } {
-  const now = deps.now();
-  const runId = newRunId(request.kind, now);
-  const record = deps.runs.enqueueRun({
-    runId,
-    repositoryId: request.repository.repositoryId,
-    repositoryName: request.repository.name,
-    repositoryRoot: request.repository.rootPath,
-    kind: request.kind,
-    title: request.spec.title ?? defaultTitle(request.spec),
-    spec: request.spec,
-    logPath: join(deps.runLogDir, `${runId}.log`),
-    ...(request.retryOf ? { retryOf: request.retryOf } : {}),
-    now,
-  });
+  const record = insertRun(deps, request);
   const childPid = deps.spawner.spawnWorker();
   return {
     record,
@@ -59,6 +46,27 @@ export function enqueueAndWake(deps: ProducerDeps, request: EnqueueRequest): { r
       child_pid: childPid,
     },
   };
+}
+
+/**
+ * Inserts a queued run without waking a worker. Callers that queue inside a larger
+ * transaction (sync moves its cursors in the same commit) wake the worker after it.
+ */
+export function insertRun(deps: Pick<ProducerDeps, "runs" | "now" | "runLogDir">, request: EnqueueRequest): RunRecord {
+  const now = deps.now();
+  const runId = newRunId(request.kind, now);
+  return deps.runs.enqueueRun({
+    runId,
+    repositoryId: request.repository.repositoryId,
+    repositoryName: request.repository.name,
+    repositoryRoot: request.repository.rootPath,
+    kind: request.kind,
+    title: request.spec.title ?? defaultTitle(request.spec),
+    spec: request.spec,
+    logPath: join(deps.runLogDir, `${runId}.log`),
+    ...(request.retryOf ? { retryOf: request.retryOf } : {}),
+    now,
+  });
 }
 
 /** Starts a worker when queued work has no live worker (after a crash, or a bounded drain). */

@@ -12,6 +12,7 @@ import {
   type RepositoryStatus,
 } from "./identity.js";
 import { basename } from "node:path";
+import { Affiliator } from "./affiliation.js";
 
 export interface RepositoryListing {
   repository: Repository;
@@ -103,6 +104,11 @@ export class RepositoriesService {
     this.deps.store.forgetRepository(repository.repositoryId);
     this.deps.removeDerivedState(repository.repositoryId);
     return repository;
+  }
+
+  /** Matches session directories to registered repositories (root, subfolder, worktree, symlink). */
+  affiliator(): Affiliator {
+    return new Affiliator(this.deps.store.listRepositories());
   }
 
   almanacPath(repository: Repository): string {

@@ -175,6 +175,45 @@ export class RunStore {
       .get(repositoryId) as number;
   }
 
+  /** The agent sessions our own runs started: sync must never ingest them. */
+  harnessFootprints(): { sessionIds: Set<string>; transcriptPaths: Set<string> } {
+    const rows = this.db
+      .prepare("SELECT harness_session_id, transcript_path FROM runs WHERE harness_session_id IS NOT NULL OR transcript_path IS NOT NULL")
+      .all() as { harness_session_id: string | null; transcript_path: string | null }[];
+    const sessionIds = new Set<string>();
+    const transcriptPaths = new Set<string>();
+    for (const row of rows) {
+      if (row.harness_session_id) sessionIds.add(row.harness_session_id);
+      if (row.transcript_path) transcriptPaths.add(row.transcript_path);
+    }
+    return { sessionIds, transcriptPaths };
+  }
+
+  statusesOf(runIds: readonly string[]): Map<string, RunStatus> {
+    if (runIds.length === 0) return new Map();
+    const rows = this.db
+      .prepare("SELECT run_id, status FROM runs WHERE run_id IN (SELECT value FROM json_each(?))")
+      .all(JSON.stringify(runIds)) as { run_id: string; status: RunStatus }[];
+    return new Map(rows.map((row) => [row.run_id, row.status]));
+  }
+
+  /** Queued or running runs of one kind in a repository. */
+  countActiveRunsOfKind(repositoryId: string, kind: RunKind): number {
+    return this.db
+      .prepare("SELECT COUNT(*) FROM runs WHERE repository_id = ? AND kind = ? AND status IN ('queued', 'running')")
+      .pluck()
+      .get(repositoryId, kind) as number;
+  }
+
+  /** When the latest run of this kind that ended `done` finished, or null. */
+  lastDoneAt(repositoryId: string, kind: RunKind): number | null {
+    const value = this.db
+      .prepare("SELECT MAX(finished_at) FROM runs WHERE repository_id = ? AND kind = ? AND status = 'done'")
+      .pluck()
+      .get(repositoryId, kind) as number | null;
+    return value ?? null;
+  }
+
   hasQueuedRuns(): boolean {
     return this.db.prepare("SELECT 1 FROM runs WHERE status = 'queued' LIMIT 1").get() !== undefined;
   }

@@ -48,6 +48,17 @@ export interface SourceRef {
    * `github_issue` until the run learns otherwise.
    */
   kindPending?: boolean;
+  /**
+   * Transcript: only this part of the session, in bytes of the decompressed JSONL
+   * (`from` at a line start). Set by a `#bytes=<from>-<to>` address suffix.
+   */
+  range?: TranscriptByteRange;
+}
+
+/** `[fromByte, toByte)`, with 0 ≤ fromByte < toByte. */
+export interface TranscriptByteRange {
+  fromByte: number;
+  toByte: number;
 }
 
 export type TranscriptFormat = "claude" | "codex";
@@ -71,8 +82,24 @@ export interface SourceBrief {
   notes: string[];
 }
 
+/** How a transcript ref or brief with a byte range is marked in titles. */
+export const NEW_ACTIVITY = "(new activity)";
+
 /** How a source is named for people (job titles): paths as the repository sees them, else the address typed. */
 export function sourceLabel(ref: SourceRef): string {
+  // A byte range makes the address long and says nothing to people; the title says "new activity".
+  if (ref.range) return ref.display === undefined ? ref.title : `${ref.display} ${NEW_ACTIVITY}`;
   if (ref.display === undefined) return ref.address;
   return ref.kind === "folder" && ref.display !== "." ? `${ref.display}/` : ref.display;
+}
+
+/**
+ * The address of part of a transcript: `transcript:<path>#bytes=<from>-<to>`, the bytes
+ * `[from, to)` of the decompressed JSONL, `from` at a line start.
+ */
+export function transcriptRangeAddress(path: string, fromByte: number, toByte: number): string {
+  if (!Number.isSafeInteger(fromByte) || !Number.isSafeInteger(toByte) || fromByte < 0 || fromByte >= toByte) {
+    throw new RangeError(`invalid transcript byte range ${fromByte}-${toByte}: needs whole numbers with 0 ≤ from < to`);
+  }
+  return `transcript:${path}#bytes=${fromByte}-${toByte}`;
 }

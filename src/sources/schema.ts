@@ -9,6 +9,11 @@ import { SOURCE_KINDS, type SourceKind, type SourceRef } from "./model.js";
  */
 const PinnedSchema = z.object({ from: z.optional(z.string()), to: z.optional(z.string()) });
 
+const ByteRangeSchema = z.object({
+  fromByte: z.int().check(z.nonnegative()),
+  toByte: z.int().check(z.positive()),
+});
+
 const SourceRefSchema = z.looseObject({
   address: z.string(),
   kind: z.enum(SOURCE_KINDS),
@@ -23,6 +28,7 @@ const SourceRefSchema = z.looseObject({
   format: z.optional(z.enum(["claude", "codex"])),
   fingerprint: z.optional(z.string()),
   kindPending: z.optional(z.boolean()),
+  range: z.optional(ByteRangeSchema),
 });
 
 type StoredRef = z.infer<typeof SourceRefSchema>;
@@ -44,6 +50,9 @@ const SourceRefsSchema = z.array(
     z.superRefine((ref, context) => {
       const missing = REQUIRED[ref.kind](ref);
       if (missing) context.issues.push({ code: "custom", message: `a ${ref.kind} source needs ${missing}`, input: ref });
+      if (ref.range && ref.range.fromByte >= ref.range.toByte) {
+        context.issues.push({ code: "custom", message: "a byte range needs fromByte < toByte", input: ref, path: ["range"] });
+      }
     }),
   ),
 );

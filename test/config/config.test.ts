@@ -3,7 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { DEFAULT_RUN_IDLE_TIMEOUT_MS, DEFAULT_RUN_TIMEOUT_MS, loadConfig } from "../../src/config/config.js";
+import { formatDuration, isoDuration, parseDuration } from "../../src/config/duration.js";
 
+const HOUR = 3_600_000;
 let dir: string;
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), "ca-config-"));
@@ -24,7 +26,35 @@ describe("config.toml", () => {
       harnessModel: null,
       runTimeoutMs: DEFAULT_RUN_TIMEOUT_MS,
       runIdleTimeoutMs: DEFAULT_RUN_IDLE_TIMEOUT_MS,
+      automation: { sync: { enabled: true, everyMs: 5 * HOUR }, garden: { enabled: true, everyMs: 24 * HOUR } },
     });
+  });
+
+  test("automation tasks take enabled and a human duration; files of older versions still load", () => {
+    const config = load('telemetry = { enabled = false }\n[automation.sync]\nenabled = false\n[automation.garden]\nevery = "2 days"\n[automation.update]\nevery = "1h"\n');
+    expect(config.automation).toEqual({ sync: { enabled: false, everyMs: 5 * HOUR }, garden: { enabled: true, everyMs: 48 * HOUR } });
+  });
+
+  test("errors are one line naming the file, the key and the problem", () => {
+    const file = join(dir, "config.toml");
+    const message = (text: string) => {
+      try {
+        load(text);
+      } catch (error) {
+        return (error as Error).message;
+      }
+      throw new Error("loaded");
+    };
+    expect(message("verbose = true\n")).toBe(`invalid config ${file}: unknown key "verbose"`);
+    expect(message("[harness]\nflavour = 1\n")).toBe(`invalid config ${file}: unknown key "harness.flavour"`);
+    expect(message("[viewer]\nport = 1\n")).toBe(`invalid config ${file}: unknown key "viewer"`);
+    expect(message('auto_commit = "yes"\n')).toBe(`invalid config ${file}: auto_commit: must be true or false`);
+    expect(message("harness = 3\n")).toBe(`invalid config ${file}: harness: must be a table`);
+    expect(message("[automation.sync]\nevery = 5\n")).toBe(`invalid config ${file}: automation.sync.every: must be a duration such as "30m" or "5h"`);
+    // The parser's own wording follows the file name and the line.
+    const syntax = message("a = 1\n[runs\n");
+    expect(syntax.startsWith(`invalid config TOML in ${file}, line 2: `)).toBe(true);
+    expect(syntax).not.toContain("\n");
   });
 
   test("runs.timeout and runs.idle_timeout take durations", () => {
@@ -36,5 +66,16 @@ describe("config.toml", () => {
     expect(load('[harness]\ndefault = "claude"\nmodel = "claude-opus-4-7"\n')).toMatchObject({ harnessDefault: "claude", harnessModel: "claude-opus-4-7" });
     expect(() => load('[harness]\ndefault = "claude"\nmodel = "gpt-5.5"\n')).toThrow(/harness\.model for claude must be one of: claude-sonnet-5, /);
     expect(() => load('[harness]\ndefault = "gemini"\n')).toThrow(/harness\.default/);
+  });
+});
+
+describe("durations", () => {
+  test("the canonical spelling: whole hours, else whole minutes, else whole seconds", () => {
+    const canonical = (text: string) => formatDuration(parseDuration(text)!);
+    expect(["1d", "1.5h", "90m", "90s", "5 hours", "2w", "2.5s", "61m"].map(canonical)).toEqual(["24h", "90m", "90m", "90s", "5h", "336h", "2s", "61m"]);
+  });
+
+  test("ISO-8601 for JSON output", () => {
+    expect([5 * HOUR, 1.5 * HOUR, 45_000, 0, 24 * HOUR + 1_000].map(isoDuration)).toEqual(["PT5H", "PT1H30M", "PT45S", "PT0S", "PT24H1S"]);
   });
 });

@@ -1,6 +1,7 @@
 import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
+import { sourceLabel, transcriptRangeAddress } from "../../src/sources/model.js";
 import { FIXTURES, gitRepo, makeService, resolveError, tempDir, testEnv } from "./helpers.js";
 
 const TRANSCRIPTS = join(FIXTURES, "transcripts");
@@ -73,5 +74,54 @@ describe("transcript addresses", () => {
     expect(await resolveError(service, ["transcript:0000aaaa-1111-2222-3333-444455556666"], repo)).toBe(
       `transcript session not found: 0000aaaa-1111-2222-3333-444455556666 (looked in ${join(home, ".claude/projects")} and ${join(home, ".codex")})`,
     );
+  });
+
+  test("a #bytes=<from>-<to> suffix takes part of the session, by path or by session id", async () => {
+    const { home, service, ctx } = setup();
+    const path = place("claude-2.0.jsonl", join(home, ".claude/projects/-home-dev-src-shop", `${CLAUDE_ID}.jsonl`));
+    const [byPath, byId] = await service.resolve([transcriptRangeAddress(path, 120, 3000), `transcript:${CLAUDE_ID}#bytes=0-1`], ctx);
+    expect(byPath).toEqual({
+      address: `transcript:${path}#bytes=120-3000`,
+      kind: "transcript",
+      title: `Claude Code transcript ${CLAUDE_ID}.jsonl (new activity)`,
+      path,
+      format: "claude",
+      range: { fromByte: 120, toByte: 3000 },
+    });
+    expect(byId).toMatchObject({ path, range: { fromByte: 0, toByte: 1 } });
+    expect(sourceLabel(byPath!)).toBe(`Claude Code transcript ${CLAUDE_ID}.jsonl (new activity)`);
+  });
+
+  test("inside the repository, a ranged transcript is labelled by its path and marked as new activity", async () => {
+    const { repo, service, ctx } = setup();
+    place("codex-legacy.jsonl", join(repo, "notes/session.jsonl"));
+    const [ref] = await service.resolve(["transcript:notes/session.jsonl#bytes=10-20"], ctx);
+    expect(ref).toMatchObject({ display: "notes/session.jsonl", title: "Codex transcript session.jsonl (new activity)" });
+    expect(sourceLabel(ref!)).toBe("notes/session.jsonl (new activity)");
+  });
+
+  test("a malformed #bytes= suffix is refused naming the address; a folder named #bytes=… is part of the path", async () => {
+    const { home, repo, service } = setup();
+    const path = place("codex-legacy.jsonl", join(home, "sessions#bytes=old/session.jsonl"));
+    const [ref] = await service.resolve([`transcript:${path}`], { cwd: repo, repositoryRoot: repo });
+    expect(ref).toMatchObject({ path, format: "codex" });
+    expect(ref!.range).toBeUndefined();
+    for (const suffix of ["#bytes=5-5", "#bytes=9-2", "#bytes=a-b", "#bytes=1-", "#bytes=-1-3", "#bytes=1-2-3", "#bytes=1.5-9", "#bytes= 1-2", "#bytes=99999999999999999999-1"]) {
+      const address = `transcript:${path}${suffix}`;
+      expect(await resolveError(service, [address], repo)).toBe(`invalid transcript byte range: ${address} (expected #bytes=<from>-<to> with whole numbers 0 ≤ from < to)`);
+    }
+    expect(await resolveError(service, ["transcript:#bytes=0-10"], repo)).toBe("transcript address needs a session id or a path: transcript:#bytes=0-10");
+  });
+
+  test("transcriptRangeAddress formats the address and refuses a range that is not one", () => {
+    expect(transcriptRangeAddress("/h/.codex/sessions/r.jsonl", 0, 42)).toBe("transcript:/h/.codex/sessions/r.jsonl#bytes=0-42");
+    for (const [from, to] of [
+      [5, 5],
+      [-1, 3],
+      [1.5, 3],
+      [0, Number.MAX_SAFE_INTEGER + 2],
+    ] as const) {
+      expect(() => transcriptRangeAddress("/t.jsonl", from, to)).toThrow(RangeError);
+    }
   });
 });

@@ -33,4 +33,14 @@ describe("stored source refs", () => {
     expect(parseError([{ ...base, kind: "ftp" }])).toMatch(/^stored sources are invalid: 0\.kind: /);
     expect(parseError({})).toMatch(/^stored sources are invalid: /);
   });
+
+  test("a transcript ref may carry a byte range; refs stored without one still parse", () => {
+    const old = { address: "transcript:/t.jsonl", kind: "transcript", title: "Claude Code transcript t.jsonl", path: "/t.jsonl", format: "claude" };
+    expect(parseSourceRefs([old])).toEqual([old]);
+    const ranged = { ...old, address: "transcript:/t.jsonl#bytes=10-20", range: { fromByte: 10, toByte: 20 } };
+    expect(parseSourceRefs(JSON.parse(JSON.stringify([ranged])))).toEqual([ranged]);
+    expect(parseError([{ ...ranged, range: { fromByte: 20, toByte: 20 } }])).toBe("stored sources are invalid: 0.range: a byte range needs fromByte < toByte");
+    expect(parseError([{ ...ranged, range: { fromByte: -1, toByte: 20 } }])).toMatch(/^stored sources are invalid: 0\.range\.fromByte: /);
+    expect(parseError([{ ...ranged, range: { fromByte: 0 } }])).toMatch(/^stored sources are invalid: 0\.range\.toByte: /);
+  });
 });

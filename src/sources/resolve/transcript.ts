@@ -2,18 +2,42 @@ import { access, constants, stat } from "node:fs/promises";
 import { basename, resolve } from "node:path";
 import { invalid } from "../../core/errors.js";
 import type { ResolveContext, SourceTools } from "../context.js";
-import type { SourceRef, TranscriptFormat } from "../model.js";
+import { NEW_ACTIVITY, type SourceRef, type TranscriptByteRange, type TranscriptFormat } from "../model.js";
 import { agentName } from "../transcripts/dialogue.js";
 import { sniffTranscriptFormat } from "../transcripts/detect.js";
-import { claudeProjectsDir, codexHome, findTranscriptBySessionId, looksLikeSessionId } from "../transcripts/locate.js";
+import { claudeProjectsDir, codexHome, findTranscriptBySessionId, looksLikeSessionId, presentTranscriptPath } from "../transcripts/locate.js";
 import { expandHome, repositoryDisplay } from "./paths-common.js";
 
-/** `transcript:<path>` or `transcript:<session-id>`. */
+/**
+ * `transcript:<path>` or `transcript:<session-id>`, optionally with `#bytes=<from>-<to>`
+ * for part of the session. A rollout that Codex compressed (or re-inflated) since its
+ * path was taken is read from its twin.
+ */
 export async function resolveTranscriptAddress(address: string, value: string, ctx: ResolveContext, tools: SourceTools): Promise<SourceRef> {
-  if (value === "") throw invalid(`transcript address needs a session id or a path: ${address}`);
-  const path = await transcriptPathOf(address, value, ctx, tools.env);
-  const format = await requireTranscript(path, tools);
-  return transcriptRef(address, path, format, ctx);
+  const { target, range } = splitTranscriptRange(address, value);
+  if (target === "") throw invalid(`transcript address needs a session id or a path: ${address}`);
+  const path = await transcriptPathOf(address, target, ctx, tools.env);
+  const format = await requireTranscript(await presentTranscriptPath(path), tools);
+  return transcriptRef(address, path, format, ctx, range);
+}
+
+const RANGE_MARKER = "#bytes=";
+const RANGE_SUFFIX = /^#bytes=(\d+)-(\d+)$/;
+
+/**
+ * Splits a `#bytes=<from>-<to>` suffix off the end of a transcript address's value. A
+ * marker followed by a path separator belongs to a folder name and is no suffix.
+ */
+export function splitTranscriptRange(address: string, value: string): { target: string; range?: TranscriptByteRange } {
+  const marker = value.lastIndexOf(RANGE_MARKER);
+  if (marker === -1 || /[\\/]/.test(value.slice(marker))) return { target: value };
+  const match = RANGE_SUFFIX.exec(value.slice(marker));
+  const fromByte = Number(match?.[1]);
+  const toByte = Number(match?.[2]);
+  if (!match || !Number.isSafeInteger(fromByte) || !Number.isSafeInteger(toByte) || fromByte >= toByte) {
+    throw invalid(`invalid transcript byte range: ${address} (expected #bytes=<from>-<to> with whole numbers 0 ≤ from < to)`);
+  }
+  return { target: value.slice(0, marker).trim(), range: { fromByte, toByte } };
 }
 
 async function transcriptPathOf(address: string, value: string, ctx: ResolveContext, env: NodeJS.ProcessEnv): Promise<string> {
@@ -53,15 +77,16 @@ function fileSystemReason(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-export function transcriptRef(address: string, path: string, format: TranscriptFormat, ctx: ResolveContext): SourceRef {
+export function transcriptRef(address: string, path: string, format: TranscriptFormat, ctx: ResolveContext, range?: TranscriptByteRange): SourceRef {
   const display = repositoryDisplay(path, ctx.repositoryRoot);
   return {
     address,
     kind: "transcript",
-    title: `${agentName(format)} transcript ${basename(path)}`,
+    title: `${agentName(format)} transcript ${basename(path)}${range ? ` ${NEW_ACTIVITY}` : ""}`,
     path,
     ...(display !== undefined ? { display } : {}),
     format,
+    ...(range ? { range } : {}),
   };
 }
 

@@ -62,6 +62,23 @@ async function findRollouts(dir: string, id: string, depth: number): Promise<str
   return found;
 }
 
+/**
+ * A rollout and its compressed twin (`x.jsonl` and `x.jsonl.zst`) hold the same lines:
+ * Codex compresses idle rollouts and re-inflates one before appending to it.
+ */
+export function transcriptTwin(path: string): string | null {
+  if (/\.jsonl\.zst$/i.test(path)) return path.slice(0, -".zst".length);
+  if (/\.jsonl$/i.test(path)) return `${path}.zst`;
+  return null;
+}
+
+/** The path itself while it is a file, else its twin when that one is; else the path, for the error to name. */
+export async function presentTranscriptPath(path: string): Promise<string> {
+  if (await isFile(path)) return path;
+  const twin = transcriptTwin(path);
+  return twin !== null && (await isFile(twin)) ? twin : path;
+}
+
 function isRolloutOf(name: string, id: string): boolean {
   if (!name.startsWith("rollout-")) return false;
   const stem = name.replace(/\.jsonl(\.zst)?$/, "");

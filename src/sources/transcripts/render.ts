@@ -1,9 +1,8 @@
 import type { TranscriptFormat } from "../model.js";
 import { counted, formatCount } from "../text.js";
-import { ClaudeReader } from "./claude.js";
-import { CodexReader } from "./codex.js";
-import { DialogueWriter, renderTranscriptHeader, type TranscriptInfo } from "./dialogue.js";
+import { renderTranscriptHeader, type DialogueWriter, type TranscriptInfo } from "./dialogue.js";
 import { newJsonlStats, readJsonlObjects, type JsonlStats } from "./lines.js";
+import { SessionDialogue, sessionReader } from "./session.js";
 
 export interface RenderOptions {
   maxLineBytes: number;
@@ -19,40 +18,25 @@ export interface RenderedTranscript {
   notes: string[];
 }
 
+export const NO_DIALOGUE = "(no user prompts or assistant replies in this transcript)";
+
 /** Streams a transcript file and renders it as a readable dialogue. */
 export async function renderTranscript(path: string, format: TranscriptFormat, options: RenderOptions): Promise<RenderedTranscript> {
   const stats = newJsonlStats();
-  const lines = readJsonlObjects(path, { maxLineBytes: options.maxLineBytes, signal: options.signal }, stats);
-  const { info, dialogue } = format === "claude" ? await readClaude(lines, options) : await readCodex(lines, options);
-  const body = dialogue.isEmpty ? "(no user prompts or assistant replies in this transcript)" : dialogue.toString();
+  const reader = sessionReader(format);
+  const session = new SessionDialogue(options.maxChars);
+  for await (const line of readJsonlObjects(path, { maxLineBytes: options.maxLineBytes, signal: options.signal }, stats)) session.add(reader.read(line));
+  const dialogue = session.chosen;
+  const body = dialogue.isEmpty ? NO_DIALOGUE : dialogue.toString();
   return {
-    info,
-    text: `${renderTranscriptHeader(info, path)}\n\n${body}\n`,
+    info: reader.info,
+    text: `${renderTranscriptHeader(reader.info, path)}\n\n${body}\n`,
     notes: renderNotes(dialogue, stats),
   };
 }
 
-async function readClaude(lines: AsyncIterable<Record<string, unknown>>, options: RenderOptions) {
-  const reader = new ClaudeReader();
-  const dialogue = new DialogueWriter(options.maxChars);
-  for await (const line of lines) for (const turn of reader.read(line)) dialogue.add(turn);
-  return { info: reader.info, dialogue };
-}
-
-async function readCodex(lines: AsyncIterable<Record<string, unknown>>, options: RenderOptions) {
-  const reader = new CodexReader();
-  const fromItems = new DialogueWriter(options.maxChars);
-  const fromEvents = new DialogueWriter(options.maxChars);
-  for await (const line of lines) {
-    const turns = reader.read(line);
-    for (const turn of turns.fromItems) fromItems.add(turn);
-    for (const turn of turns.fromEvents) fromEvents.add(turn);
-  }
-  const itemsHoldConversation = fromItems.userTurns + fromItems.assistantTurns > 0;
-  return { info: reader.info, dialogue: itemsHoldConversation ? fromItems : fromEvents };
-}
-
-function renderNotes(dialogue: DialogueWriter, stats: JsonlStats): string[] {
+/** What the dialogue was condensed from, and what was lost on the way. */
+export function renderNotes(dialogue: DialogueWriter, stats: JsonlStats): string[] {
   const notes = [
     `Condensed from ${counted(stats.objects, "transcript line")}: ${counted(dialogue.userTurns, "user prompt")}, ` +
       `${counted(dialogue.assistantTurns, "assistant reply", "assistant replies")}, ${counted(dialogue.toolCalls, "tool call")} shown as one line each; ` +
@@ -65,4 +49,3 @@ function renderNotes(dialogue: DialogueWriter, stats: JsonlStats): string[] {
   }
   return notes;
 }
-

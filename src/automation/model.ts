@@ -1,0 +1,58 @@
+/**
+ * Scheduled maintenance: the tasks the operating system's scheduler runs for the user,
+ * and the shapes every scheduler adapter (systemd user timers, cron, launchd) answers in.
+ */
+export const AUTOMATION_TASKS = ["sync", "garden"] as const;
+export type AutomationTask = (typeof AUTOMATION_TASKS)[number];
+
+export const DEFAULT_EVERY_MS: Record<AutomationTask, number> = {
+  sync: 5 * 3600_000,
+  garden: 24 * 3600_000,
+};
+
+export interface TaskSettings {
+  enabled: boolean;
+  everyMs: number;
+}
+
+export type SchedulerKind = "systemd" | "cron" | "launchd";
+
+/** What a scheduled task last did, recorded by the task itself under the state root. */
+export interface TaskRunRecord {
+  startedAt: number;
+  finishedAt: number | null;
+  exitCode: number | null;
+}
+
+export interface ScheduleStatus {
+  task: AutomationTask;
+  scheduler: SchedulerKind | null;
+  installed: boolean;
+  /** Installed and active (a timer enabled, a crontab line present, a launchd job loaded). */
+  enabled: boolean;
+  intervalMs: number | null;
+  /** Unit, plist or `crontab` — where the schedule lives. */
+  location: string | null;
+  lastRun: TaskRunRecord | null;
+  /** Problems the scheduler reported while reading status, one line each. */
+  notes: string[];
+}
+
+export interface ReconcileResult {
+  task: AutomationTask;
+  enabled: boolean;
+  intervalMs: number;
+  scheduler: SchedulerKind;
+  location: string;
+  /** False when the schedule was already exactly as asked. */
+  changed: boolean;
+}
+
+/** The facade config, setup, doctor and uninstall use; implemented in automation/service.ts. */
+export interface Automation {
+  /** Installs (enabled) or removes (disabled) one task's schedule so it matches the settings. */
+  reconcile(task: AutomationTask, settings: TaskSettings): Promise<ReconcileResult>;
+  status(tasks?: readonly AutomationTask[]): Promise<ScheduleStatus[]>;
+  /** Removes every schedule we installed; reports what was removed. */
+  removeAll(): Promise<ReconcileResult[]>;
+}

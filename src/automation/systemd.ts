@@ -1,0 +1,99 @@
+/** Schedules as systemd user timers, driven with `systemctl --user`. */
+import { mkdirSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { readTextIfPresent, removeIfPresent, writeIfChanged } from "./files.js";
+import type { AutomationTask } from "./model.js";
+import { mustRun, runTool, succeeded, toolFailure, type InstallRequest, type InstalledSchedule, type SchedulerAdapter, type SchedulerContext } from "./scheduler.js";
+import { readExecStart, readTimerInterval, serviceUnit, serviceUnitName, systemdUnitDir, timerUnit, timerUnitName } from "./systemd-units.js";
+
+interface TimerState {
+  enabled: boolean;
+  active: boolean;
+}
+
+/** True when a user service manager answers (in many containers there is no user bus). */
+export async function systemdReachable(ctx: SchedulerContext): Promise<boolean> {
+  return succeeded(await runTool(ctx, "systemctl", ["--user", "show-environment"]));
+}
+
+/**
+ * `reachable: false` is for removal only: the unit files are still deleted when the user
+ * manager cannot be asked to stop the timer.
+ */
+export function systemdScheduler(ctx: SchedulerContext, reachable = true): SchedulerAdapter {
+  const dir = systemdUnitDir(ctx.env, ctx.home);
+  const servicePath = (task: AutomationTask) => join(dir, serviceUnitName(task));
+  const timerPath = (task: AutomationTask) => join(dir, timerUnitName(task));
+  const systemctl = (...args: string[]) => mustRun(ctx, "systemctl", ["--user", ...args]);
+
+  async function timerState(task: AutomationTask): Promise<TimerState> {
+    const result = await runTool(ctx, "systemctl", ["--user", "show", timerUnitName(task), "--property=UnitFileState,ActiveState"]);
+    if (!succeeded(result)) throw toolFailure(`systemctl --user show ${timerUnitName(task)}`, result);
+    const value = (key: string) => new RegExp(`^${key}=(.*)$`, "m").exec(result.stdout)?.[1]?.trim();
+    return { enabled: value("UnitFileState") === "enabled", active: value("ActiveState") === "active" };
+  }
+
+  return {
+    kind: "systemd",
+
+    async install({ task, everyMs, command }: InstallRequest) {
+      const location = timerPath(task);
+      const service = serviceUnit(task, command);
+      const timer = timerUnit(task, everyMs);
+      const sameFiles = readTextIfPresent(servicePath(task)) === service && readTextIfPresent(location) === timer;
+      if (sameFiles) {
+        const state = await timerState(task);
+        if (state.enabled && state.active) return { location, changed: false };
+      }
+      mkdirSync(dirname(command.logPath), { recursive: true });
+      writeIfChanged(servicePath(task), service);
+      const timerChanged = writeIfChanged(location, timer);
+      await systemctl("daemon-reload");
+      if (timerChanged) {
+        // A running timer keeps its old schedule until restarted.
+        await systemctl("enable", timerUnitName(task));
+        await systemctl("restart", timerUnitName(task));
+      } else {
+        await systemctl("enable", "--now", timerUnitName(task));
+      }
+      return { location, changed: true };
+    },
+
+    async uninstall(task: AutomationTask) {
+      const location = timerPath(task);
+      const present = readTextIfPresent(location) !== null || readTextIfPresent(servicePath(task)) !== null;
+      if (!present) return { location, changed: false };
+      if (reachable && readTextIfPresent(location) !== null) await systemctl("disable", "--now", timerUnitName(task));
+      removeIfPresent(location);
+      removeIfPresent(servicePath(task));
+      if (reachable) await systemctl("daemon-reload");
+      return { location, changed: true };
+    },
+
+    async status(task: AutomationTask): Promise<InstalledSchedule> {
+      const location = timerPath(task);
+      const timer = readTextIfPresent(location);
+      const service = readTextIfPresent(servicePath(task));
+      const notes: string[] = [];
+      let enabled = false;
+      if (timer !== null && service === null) notes.push(`${servicePath(task)} is missing`);
+      if (timer !== null) {
+        try {
+          const state = await timerState(task);
+          enabled = state.enabled && state.active;
+          if (!enabled) notes.push(`${timerUnitName(task)} is ${state.enabled ? "enabled" : "not enabled"} and ${state.active ? "active" : "not active"}`);
+        } catch (error) {
+          notes.push((error as Error).message);
+        }
+      }
+      return {
+        installed: timer !== null && service !== null,
+        enabled,
+        intervalMs: timer === null ? null : readTimerInterval(timer),
+        location,
+        argv: service === null ? null : readExecStart(service),
+        notes,
+      };
+    },
+  };
+}

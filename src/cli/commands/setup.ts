@@ -1,0 +1,123 @@
+import { Option, type Command } from "commander";
+import type { App } from "../../app.js";
+import { conflict, invalid } from "../../core/errors.js";
+import { parseDuration } from "../../config/duration.js";
+import type { HarnessKind } from "../../harnesses/catalog.js";
+import type { ScheduleChoice, SetupChoices, TargetChoice } from "../../setup/request.js";
+import type { CliContext, Opts } from "../context.js";
+import type { CommandKit, RegisterCommands } from "../kit.js";
+
+export const registerSetupCommands: RegisterCommands = (program, kit) => {
+  registerSetup(program, kit);
+  program
+    .command("doctor")
+    .description("check the installation, the agent CLIs, the schedules and the current wiki (exit 1 when a check fails)")
+    .addOption(kit.wiki())
+    .addOption(kit.json())
+    .action(kit.act(doctor));
+  program
+    .command("uninstall")
+    .description("remove the instruction blocks, the schedules and the state directory (wikis in repositories stay)")
+    .option("--yes", "do not ask; cancel queued and running jobs first")
+    .addOption(kit.json())
+    .action(kit.act(uninstall));
+};
+
+function registerSetup(program: Command, kit: CommandKit): void {
+  program
+    .command("setup")
+    .description("tell Claude Code and Codex about the wiki, save settings and schedule sync and garden")
+    .option("--yes", "use the defaults and the flags given; ask nothing")
+    .addOption(new Option("--target <which>", "instruction files to install").choices(["all", "claude", "codex"]))
+    .option("--skip-instructions", "leave the agents' instruction files alone")
+    .addOption(kit.using())
+    .option("--no-auto-commit", "runs leave their wiki changes uncommitted")
+    .addOption(new Option("--sync-every <duration>", "sync interval, such as 5h").conflicts("syncOff"))
+    .option("--sync-off", "do not schedule sync")
+    .addOption(new Option("--garden-every <duration>", "garden interval, such as 24h").conflicts("gardenOff"))
+    .option("--garden-off", "do not schedule garden")
+    .option("--skip-schedules", "save the settings but leave the operating system's scheduler alone")
+    .addOption(kit.json())
+    .action(kit.act(setup));
+}
+
+/** Prompts only for a person at a terminal; anything else (pipes, CI, agents) gets the defaults. */
+function canAsk(opts: Opts): boolean {
+  return !opts.yes && !opts.json && process.stdin.isTTY === true && process.stdout.isTTY === true;
+}
+
+export async function setup(ctx: CliContext, app: App, _args: unknown[], opts: Opts): Promise<void> {
+  const choices = setupChoices(opts);
+  const service = await app.setup();
+  let request = await service.request(choices);
+  if (canAsk(opts)) {
+    const { askSetup } = await import("../render/setup-wizard.js");
+    const asked = await askSetup({ choices, request, probes: await service.harnesses() });
+    if (!asked) {
+      ctx.writeErr("setup cancelled; nothing was changed\n");
+      ctx.exitCode = 130;
+      return;
+    }
+    request = asked;
+  } else if (!opts.yes && !opts.json) {
+    ctx.writeErr("codealmanac: not a terminal, so setup asks nothing and uses the defaults and flags given (--yes says so and hides this note)\n");
+  }
+  const report = await service.setup(request);
+  const { renderSetup, setupJson } = await import("../render/setup.js");
+  if (opts.json) return ctx.json(setupJson(report));
+  renderSetup(ctx, report);
+}
+
+function setupChoices(opts: Opts): SetupChoices {
+  return {
+    target: (opts.target as TargetChoice | undefined) ?? null,
+    skipInstructions: opts.skipInstructions === true,
+    using: (opts.using as HarnessKind | undefined) ?? null,
+    autoCommit: opts.autoCommit === false ? false : null,
+    schedules: {
+      sync: scheduleChoice(opts.syncOff, opts.syncEvery, "--sync-every"),
+      garden: scheduleChoice(opts.gardenOff, opts.gardenEvery, "--garden-every"),
+    },
+    skipSchedules: opts.skipSchedules === true,
+  };
+}
+
+function scheduleChoice(off: unknown, every: unknown, flag: string): ScheduleChoice {
+  if (every === undefined) return { off: off === true, everyMs: null };
+  const ms = parseDuration(every as string);
+  if (ms === null || ms < 1000) throw invalid(`invalid ${flag} "${every as string}": use a duration of at least 1s, such as 30m, 5h or 1d`);
+  return { off: false, everyMs: ms };
+}
+
+export async function doctor(ctx: CliContext, app: App, _args: unknown[], opts: Opts): Promise<void> {
+  const report = await (await app.setup()).doctor(ctx.cwd, opts.wiki as string | undefined);
+  const { renderDoctor } = await import("../render/setup-doctor.js");
+  if (opts.json) ctx.json({ ok: report.ok, checks: report.checks });
+  else renderDoctor(ctx, report);
+  if (!report.ok) ctx.exitCode = 1;
+}
+
+export async function uninstall(ctx: CliContext, app: App, _args: unknown[], opts: Opts): Promise<void> {
+  const service = await app.setup();
+  const plan = await service.planUninstall();
+  const render = await import("../render/setup-uninstall.js");
+  if (service.isNothingToRemove(plan)) {
+    if (opts.json) return ctx.json(render.nothingJson());
+    return render.renderNothing(ctx);
+  }
+  const yes = opts.yes === true;
+  const ask = canAsk(opts);
+  const refusal = service.uninstallRefusal(plan, { yes, canConfirm: ask });
+  if (refusal) throw conflict(refusal);
+  if (!yes && ask) {
+    const { confirmUninstall } = await import("../render/setup-wizard.js");
+    if (!(await confirmUninstall(service.describePlan(plan)))) {
+      ctx.writeErr("uninstall cancelled; nothing was removed\n");
+      ctx.exitCode = 1;
+      return;
+    }
+  }
+  const report = await service.uninstall(plan, { cancelActive: yes });
+  if (opts.json) return ctx.json(render.uninstallJson(report));
+  render.renderUninstall(ctx, report);
+}

@@ -1,0 +1,40 @@
+import type { CliContext } from "../context.js";
+import { PACKAGE_UNINSTALL, type UninstallReport } from "../../setup/uninstall.js";
+import { renderWarnings } from "./setup.js";
+
+export function nothingJson() {
+  return { nothing_to_remove: true, removed: { instructions: [], schedules: [], state_root: null }, cancelled: [], worker_stopped: null, warnings: [], package: PACKAGE_UNINSTALL };
+}
+
+export function renderNothing(ctx: CliContext): void {
+  ctx.write(`nothing to remove\n${packageLine()}\n`);
+}
+
+export function uninstallJson(report: UninstallReport) {
+  return {
+    nothing_to_remove: false,
+    removed: { instructions: report.instructions, schedules: report.schedules, state_root: report.stateRoot },
+    cancelled: report.cancelled,
+    worker_stopped: report.worker,
+    warnings: report.warnings,
+    package: report.packageCommand,
+  };
+}
+
+export function renderUninstall(ctx: CliContext, report: UninstallReport): void {
+  const lines: string[] = [];
+  if (report.cancelled.length > 0) lines.push(`cancelled ${report.cancelled.length} job${report.cancelled.length === 1 ? "" : "s"}: ${report.cancelled.join(", ")}`);
+  if (report.worker !== null) lines.push(`stopped the worker (pid ${report.worker})`);
+  for (const file of report.instructions) {
+    lines.push(file.deleted ? `deleted ${file.path} (it held only the codealmanac block)` : `removed the codealmanac block from ${file.path}`);
+  }
+  for (const task of report.schedules) lines.push(`removed the ${task} schedule`);
+  if (report.stateRoot) lines.push(`deleted ${report.stateRoot}`);
+  lines.push(packageLine());
+  ctx.write(lines.join("\n") + "\n");
+  renderWarnings(ctx, report.warnings);
+}
+
+function packageLine(): string {
+  return `the codealmanac package stays installed; remove it with: ${PACKAGE_UNINSTALL}`;
+}

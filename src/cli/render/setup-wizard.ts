@@ -1,0 +1,101 @@
+/**
+ * The questions `setup` asks a person at a terminal, and `uninstall`'s confirmation.
+ * Only what no flag settled is asked; each answer starts at what setup would do without
+ * asking. The prompt library is loaded here, and this module only on a terminal.
+ */
+import { AUTOMATION_TASKS, type AutomationTask, type TaskSettings } from "../../automation/model.js";
+import { formatDuration, parseDuration } from "../../config/duration.js";
+import { HARNESSES, HARNESS_KINDS, type HarnessKind } from "../../harnesses/catalog.js";
+import type { HarnessProbe } from "../../setup/harness-probe.js";
+import { INSTRUCTION_TARGETS, type InstructionTarget, type SetupRequest } from "../../setup/model.js";
+import type { SetupChoices } from "../../setup/request.js";
+import type * as clack from "@clack/prompts";
+
+type Prompts = typeof clack;
+
+export interface SetupQuestions {
+  choices: SetupChoices;
+  /** What setup does without asking: the answers start here. */
+  request: SetupRequest;
+  probes: HarnessProbe[];
+}
+
+class Cancelled extends Error {}
+
+/** The request as the person answered it; null when they cancelled. */
+export async function askSetup(questions: SetupQuestions): Promise<SetupRequest | null> {
+  const p = await import("@clack/prompts");
+  const { choices, request, probes } = questions;
+  p.intro("codealmanac setup");
+  try {
+    const settings = { ...request.settings };
+    if (choices.using === null) settings.harnessDefault = await askAgent(p, settings.harnessDefault, probes);
+    const targets = choices.target === null && !choices.skipInstructions ? await askTargets(p, request.targets) : request.targets;
+    if (choices.autoCommit === null) settings.autoCommit = answer(await p.confirm({ message: "Let runs commit their wiki changes?", initialValue: settings.autoCommit }));
+    if (!choices.skipSchedules) {
+      for (const task of AUTOMATION_TASKS) {
+        const given = choices.schedules[task];
+        if (!given.off && given.everyMs === null) settings[task] = await askSchedule(p, task, settings[task]);
+      }
+    }
+    return { ...request, targets, settings };
+  } catch (error) {
+    if (!(error instanceof Cancelled)) throw error;
+    p.cancel("setup cancelled");
+    return null;
+  }
+}
+
+export async function confirmUninstall(summary: string): Promise<boolean> {
+  const p = await import("@clack/prompts");
+  const yes = await p.confirm({ message: `Remove ${summary}?`, initialValue: false });
+  return !p.isCancel(yes) && yes;
+}
+
+/** A prompt's value; Ctrl-C (the library's cancel symbol) ends the questions. */
+function answer<T>(value: T): Exclude<T, symbol> {
+  if (typeof value === "symbol") throw new Cancelled();
+  return value as Exclude<T, symbol>;
+}
+
+function agentHint(probe: HarnessProbe | undefined): string {
+  if (!probe || probe.login === null) return "not installed";
+  if (probe.login === "logged_in") return "installed, logged in";
+  if (probe.credentials.length > 0) return `installed, uses ${probe.credentials.join(", ")}`;
+  return probe.login === "unknown" ? "installed" : "installed, not logged in";
+}
+
+async function askAgent(p: Prompts, current: HarnessKind | null, probes: HarnessProbe[]): Promise<HarnessKind | null> {
+  const options = [
+    ...HARNESS_KINDS.map((kind) => ({ value: kind as HarnessKind | "detect", label: HARNESSES[kind].label, hint: agentHint(probes.find((pr) => pr.kind === kind)) })),
+    { value: "detect" as const, label: "Decide at each run", hint: "the installed agent; Codex when both are" },
+  ];
+  const chosen = answer(await p.select<HarnessKind | "detect">({ message: "Which agent should run ingest, garden and sync?", options, initialValue: current ?? "detect" }));
+  return chosen === "detect" ? null : chosen;
+}
+
+async function askTargets(p: Prompts, current: InstructionTarget[]): Promise<InstructionTarget[]> {
+  const options = INSTRUCTION_TARGETS.map((target) => ({ value: target, label: HARNESSES[target].label, hint: target === "claude" ? "CLAUDE.md" : "AGENTS.md" }));
+  return answer(await p.multiselect({ message: "Tell which agents about the wiki?", options, initialValues: current, required: false }));
+}
+
+async function askSchedule(p: Prompts, task: AutomationTask, current: TaskSettings): Promise<TaskSettings> {
+  const every = formatDuration(current.everyMs);
+  const what = task === "sync" ? "Sync recent agent sessions into the wikis" : "Garden the wikis";
+  const options = [
+    { value: "keep", label: `Every ${every}` },
+    { value: "other", label: "At another interval" },
+    { value: "off", label: "Not on a schedule" },
+  ];
+  const chosen = answer(await p.select({ message: `${what} on a schedule?`, options, initialValue: current.enabled ? "keep" : "off" }));
+  if (chosen === "off") return { enabled: false, everyMs: current.everyMs };
+  if (chosen === "keep") return { enabled: true, everyMs: current.everyMs };
+  const text = answer(
+    await p.text({
+      message: `How often should ${task} run?`,
+      placeholder: every,
+      validate: (value) => ((parseDuration(value ?? "") ?? 0) >= 1000 ? undefined : "a duration such as 30m, 5h or 1d"),
+    }),
+  );
+  return { enabled: true, everyMs: parseDuration(text)! };
+}

@@ -1,0 +1,66 @@
+import type { CliContext } from "../context.js";
+import type { Check, ScheduleOutcome, SetupReport } from "../../setup/model.js";
+import { formatDuration } from "../../config/duration.js";
+
+export function setupJson(report: SetupReport) {
+  const { settings } = report;
+  return {
+    instructions: report.instructions,
+    config: {
+      path: report.configPath,
+      auto_commit: settings.autoCommit,
+      harness_default: settings.harnessDefault,
+      automation: {
+        sync: { enabled: settings.sync.enabled, every: formatDuration(settings.sync.everyMs), every_ms: settings.sync.everyMs },
+        garden: { enabled: settings.garden.enabled, every: formatDuration(settings.garden.everyMs), every_ms: settings.garden.everyMs },
+      },
+    },
+    schedules: report.schedules.map(scheduleJson),
+    warnings: report.warnings,
+  };
+}
+
+function scheduleJson(schedule: ScheduleOutcome) {
+  if (schedule.outcome === "failed") return schedule;
+  const { task, outcome, enabled, intervalMs, scheduler, location, changed } = schedule;
+  return { task, outcome, enabled, every: formatDuration(intervalMs), every_ms: intervalMs, scheduler, location, changed };
+}
+
+export function renderSetup(ctx: CliContext, report: SetupReport): void {
+  const s = ctx.out;
+  const lines: string[] = [];
+  for (const item of report.instructions) {
+    const status = item.status === "already installed" ? s.dim(item.status) : s.green(item.status);
+    lines.push(`${item.target} instructions: ${status} in ${item.path}`);
+  }
+  lines.push(`settings: ${settingsLine(report)} ${s.dim(`(${report.configPath})`)}`);
+  for (const schedule of report.schedules) {
+    if (schedule.outcome !== "failed") lines.push(`${schedule.task} schedule: ${scheduleLine(schedule)}`);
+  }
+  ctx.write(lines.join("\n") + "\n");
+  renderWarnings(ctx, report.warnings);
+}
+
+function settingsLine(report: SetupReport): string {
+  const { settings } = report;
+  const every = (task: "sync" | "garden") =>
+    settings[task].enabled ? `${task} every ${formatDuration(settings[task].everyMs)}` : `${task} off`;
+  const agent = settings.harnessDefault ?? "detected per run";
+  return `agent ${agent}, auto-commit ${settings.autoCommit ? "on" : "off"}, ${every("sync")}, ${every("garden")}`;
+}
+
+function scheduleLine(schedule: Exclude<ScheduleOutcome, { outcome: "failed" }>): string {
+  const where = `${schedule.scheduler}: ${schedule.location}`;
+  if (!schedule.enabled) return `${schedule.outcome === "removed" ? "removed" : "off"} (${where})`;
+  const verb = schedule.outcome === "unchanged" ? "already installed" : "installed";
+  return `${verb}, every ${formatDuration(schedule.intervalMs)} (${where})`;
+}
+
+/** Problems that did not stop the command, on stderr with what to do about each. */
+export function renderWarnings(ctx: CliContext, warnings: Check[]): void {
+  const s = ctx.err;
+  for (const warning of warnings) {
+    ctx.writeErr(`${s.yellow("warning")}: ${warning.message}\n`);
+    if (warning.fix) ctx.writeErr(`  ${s.dim("fix:")} ${warning.fix}\n`);
+  }
+}

@@ -1,0 +1,55 @@
+import type { SyncSummary } from "../../sync/model.js";
+import type { CliContext } from "../context.js";
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+const iso = (ms: number) => new Date(ms).toISOString();
+
+export function syncSummaryJson(summary: SyncSummary) {
+  const group = (g: SyncSummary["ready"][number]) => ({
+    repository_id: g.repositoryId,
+    repository_name: g.repositoryName,
+    repository_root: g.repositoryRoot,
+    transcript_count: g.transcriptPaths.length,
+    transcript_paths: g.transcriptPaths,
+  });
+  return {
+    mode: summary.mode,
+    since: iso(summary.since),
+    ...(summary.completedAt !== null ? { completed_at: iso(summary.completedAt) } : {}),
+    scanned: summary.scanned,
+    eligible: summary.eligible,
+    unchanged: summary.unchanged,
+    ready: summary.ready.map(group),
+    started: summary.started.map((g) => ({ ...group(g), run_id: g.runId })),
+    skipped: summary.skipped.map((s) => ({
+      transcript_path: s.transcriptPath,
+      reason: s.reason,
+      ...(s.app !== undefined ? { app: s.app } : {}),
+      ...(s.sessionId !== undefined ? { session_id: s.sessionId } : {}),
+      ...(s.cwd !== undefined ? { cwd: s.cwd } : {}),
+    })),
+  };
+}
+
+/** Counts and one line per repository; individual skips only under --json, but their reasons are tallied here. */
+export function renderSyncSummary(ctx: CliContext, summary: SyncSummary): void {
+  const s = ctx.out;
+  const lines = [`${summary.mode === "status" ? "sync status" : "sync"}:`, `  since: ${iso(summary.since)}`, `  scanned: ${summary.scanned}`, `  eligible: ${summary.eligible}`];
+  if (summary.mode === "status") lines.push(`  ready: ${summary.ready.length}`);
+  else lines.push(`  started: ${summary.started.length}`);
+  lines.push(`  skipped: ${summary.skipped.length}${tally(summary)}`);
+  for (const g of summary.ready) lines.push(`  - ready ${s.bold(g.repositoryName)}: ${plural(g.transcriptPaths.length, "transcript")}`);
+  for (const g of summary.started) lines.push(`  - started ${s.bold(g.repositoryName)}: ${g.runId} (${plural(g.transcriptPaths.length, "transcript")})`);
+  if (summary.mode === "status" && summary.ready.length === 0) lines.push(s.dim("  nothing new to sync"));
+  ctx.write(lines.join("\n") + "\n");
+}
+
+function tally(summary: SyncSummary): string {
+  if (summary.skipped.length === 0) return "";
+  const counts = new Map<string, number>();
+  for (const skip of summary.skipped) {
+    const reason = skip.reason.split(":")[0]!;
+    counts.set(reason, (counts.get(reason) ?? 0) + 1);
+  }
+  return ` (${[...counts].sort((a, b) => b[1] - a[1]).map(([reason, n]) => `${n} ${reason}`).join(", ")})`;
+}

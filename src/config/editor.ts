@@ -1,0 +1,194 @@
+import { invalid } from "../core/errors.js";
+import { AUTOMATION_TASKS, type Automation } from "../automation/model.js";
+import type { HarnessKind } from "../harnesses/catalog.js";
+import { configFromFile, readConfigText, type Config } from "./config.js";
+import { writeConfigAtomically } from "./file.js";
+import {
+  automationTaskOf,
+  CONFIG_KEYS,
+  displayValue,
+  isConfigKey,
+  keySpec,
+  modelFits,
+  normalizeValue,
+  parseConfigKey,
+  storedValue,
+  type ConfigKey,
+  type KeySpec,
+} from "./keys.js";
+import { reconcileTask, type ScheduleOutcome } from "./schedules.js";
+import { checkConfigText, configError, describeProblem, type ConfigFileData, type ConfigProblem, type TomlTree } from "./schema.js";
+import { removeKey, setKey } from "./toml-lines.js";
+import { sameTree, stringAt, withoutKey, withValue } from "./tree.js";
+
+export interface ConfigEditorDeps {
+  path: string;
+  /** The scheduler facade; loaded only when an automation key changes or on `apply`. */
+  automation: () => Promise<Automation>;
+  /** Called after config.toml was replaced, so cached copies are dropped. */
+  onWrite?: () => void;
+}
+
+export interface ConfigEntry {
+  key: ConfigKey;
+  /** As `config list` prints it: the file's value, canonicalised, or the default. */
+  value: string;
+  /** True when the file does not set the key. */
+  isDefault: boolean;
+}
+
+/** A key another change made stale and removed (the model of a harness no longer configured). */
+export interface ClearedKey {
+  key: ConfigKey;
+  previous: string;
+  value: string;
+}
+
+export interface ConfigChange {
+  path: string;
+  key: ConfigKey;
+  /** The key's value after the change (the default, after `unset`). */
+  value: string;
+  /** False when the file already said this, so nothing was written. */
+  written: boolean;
+  cleared: ClearedKey[];
+  /** Set for `automation.<task>.*` keys: the schedule reconciled with the new settings. */
+  automation: ScheduleOutcome | null;
+}
+
+export interface ApplyReport {
+  path: string;
+  config: Config;
+  automation: ScheduleOutcome[];
+}
+
+interface Snapshot {
+  text: string;
+  tree: TomlTree;
+  data: ConfigFileData;
+}
+
+/** A text edit together with the document it must parse to. */
+interface Edit {
+  text: string;
+  tree: TomlTree;
+  cleared: ClearedKey[];
+}
+
+/**
+ * The `config` verbs over config.toml. Edits are line-based so comments and unrelated
+ * lines survive; the whole resulting file is validated before anything is written.
+ */
+export class ConfigEditor {
+  readonly path: string;
+
+  constructor(private readonly deps: ConfigEditorDeps) {
+    this.path = deps.path;
+  }
+
+  list(): ConfigEntry[] {
+    const { data } = this.snapshot();
+    return CONFIG_KEYS.map((key) => entry(data, key));
+  }
+
+  get(key: string): ConfigEntry {
+    const known = parseConfigKey(key);
+    return entry(this.snapshot().data, known);
+  }
+
+  /** The file as edited by hand, validated; defaults when there is no file. */
+  validateFile(): Config {
+    return configFromFile(this.snapshot().data);
+  }
+
+  async set(key: string, input: string): Promise<ConfigChange> {
+    const known = parseConfigKey(key);
+    const spec = keySpec(known);
+    const before = this.snapshot(`cannot set ${known}`);
+    const value = normalizeValue(spec, input, before.data);
+    let edit: Edit = { text: setKey(before.text, spec.table, spec.name, value), tree: withValue(before.tree, spec, value), cleared: [] };
+    if (known === "harness.default") edit = dropStaleModel(edit, before.tree, value as HarnessKind);
+    return this.commit(known, "set", before, edit);
+  }
+
+  async unset(key: string): Promise<ConfigChange> {
+    const known = parseConfigKey(key);
+    const spec = keySpec(known);
+    // A file that breaks the schema may be repaired by removing the key at fault; one that is not TOML may not.
+    const before = this.snapshot(`cannot unset ${known}`, { allowSchemaProblems: true });
+    let edit: Edit = { text: removeKey(before.text, spec.table, spec.name), tree: withoutKey(before.tree, spec), cleared: [] };
+    if (known === "harness.default") edit = dropStaleModel(edit, before.tree, undefined);
+    return this.commit(known, "unset", before, edit);
+  }
+
+  /** Validates the file as edited by hand, then makes every task's schedule match it. */
+  async apply(): Promise<ApplyReport> {
+    const config = this.validateFile();
+    const automation: ScheduleOutcome[] = [];
+    // One after another: schedulers such as crontab are read, changed and written back whole.
+    for (const task of AUTOMATION_TASKS) automation.push(await reconcileTask(this.deps.automation, task, config.automation[task]));
+    return { path: this.path, config, automation };
+  }
+
+  private async commit(key: ConfigKey, verb: "set" | "unset", before: Snapshot, edit: Edit): Promise<ConfigChange> {
+    const checked = checkConfigText(edit.text);
+    // The file parsed before the edit, so a result that does not (or parses to something else) is the line editor's limit.
+    if (!checked.ok && checked.problem.kind === "syntax") throw this.unsupportedForm(verb, key);
+    if (!checked.ok) throw invalid(`cannot ${verb} ${key}: ${describeProblem(this.path, checked.problem)} (nothing written)`);
+    if (!sameTree(checked.tree, edit.tree)) throw this.unsupportedForm(verb, key);
+    const written = edit.text !== before.text;
+    if (written) {
+      writeConfigAtomically(this.path, edit.text);
+      this.deps.onWrite?.();
+    }
+    const task = automationTaskOf(key);
+    const automation = task ? await reconcileTask(this.deps.automation, task, configFromFile(checked.data).automation[task]) : null;
+    return { path: this.path, key, value: displayValue(checked.data, keySpec(key)), written, cleared: edit.cleared, automation };
+  }
+
+  private unsupportedForm(verb: string, key: ConfigKey) {
+    return invalid(
+      `cannot ${verb} ${key}: ${this.path} writes it in a form this editor does not change (a dotted key or an inline table); edit the file by hand`,
+    );
+  }
+
+  /**
+   * The current file. Without `refusal` any problem is the plain config error; with it,
+   * the message says what was refused and how to repair the file.
+   */
+  private snapshot(refusal?: string, options: { allowSchemaProblems?: boolean } = {}): Snapshot {
+    const text = readConfigText(this.path) ?? "";
+    const checked = checkConfigText(text);
+    if (checked.ok) return { text, tree: checked.tree, data: checked.data };
+    // Only `unset` allows this, and it edits by text and tree alone: no validated data exists.
+    if (options.allowSchemaProblems && checked.tree) return { text, tree: checked.tree, data: {} };
+    if (refusal === undefined) throw configError(this.path, checked.problem);
+    throw invalid(`${refusal}: ${describeProblem(this.path, checked.problem)}; ${repairHint(checked.problem)}`);
+  }
+}
+
+function entry(data: ConfigFileData, key: ConfigKey): ConfigEntry {
+  const spec = keySpec(key);
+  return { key, value: displayValue(data, spec), isDefault: storedValue(data, spec) === undefined };
+}
+
+function repairHint(problem: ConfigProblem): string {
+  if (problem.kind === "schema" && problem.key !== null && isConfigKey(problem.key)) {
+    return `fix it by hand or run \`codealmanac config unset ${problem.key}\``;
+  }
+  return "fix it by hand";
+}
+
+/** A model stays only while it belongs to the harness that owns it after the change. */
+function dropStaleModel(edit: Edit, before: TomlTree, harness: HarnessKind | undefined): Edit {
+  const model = stringAt(before, ["harness", "model"]);
+  if (model === undefined || modelFits(model, harness)) return edit;
+  const spec: KeySpec = keySpec("harness.model");
+  const tree = withoutKey(edit.tree, spec);
+  const after = harness ? { harness: { default: harness } } : {};
+  return {
+    text: removeKey(edit.text, spec.table, spec.name),
+    tree,
+    cleared: [...edit.cleared, { key: "harness.model", previous: model, value: displayValue(after, spec) }],
+  };
+}

@@ -1,0 +1,148 @@
+import { invalid, ProductError } from "../core/errors.js";
+import { AUTOMATION_TASKS, DEFAULT_EVERY_MS, type AutomationTask } from "../automation/model.js";
+import { defaultModel, HARNESS_KINDS, HARNESSES, PREFERRED_HARNESS, type HarnessKind } from "../harnesses/catalog.js";
+import { DEFAULT_RUN_IDLE_TIMEOUT_MS, DEFAULT_RUN_TIMEOUT_MS } from "./config.js";
+import { formatDuration, parseDuration } from "./duration.js";
+import { CONFIG_KEYS, type ConfigKey } from "./key-names.js";
+import type { ConfigFileData } from "./schema.js";
+
+export { CONFIG_KEYS, type ConfigKey };
+
+/** What `config list` shows for a harness (or its model) left to detection at queue time. */
+export const AUTO = "auto";
+
+type KeyKind = "boolean" | "harness" | "model" | "duration";
+
+export interface KeySpec {
+  key: ConfigKey;
+  /** The TOML table holding the key (`automation.sync`), or null at the top level. */
+  table: string | null;
+  /** The key's name inside its table. */
+  name: string;
+  kind: KeyKind;
+}
+
+/** A value as config.toml stores it. */
+export type StoredValue = boolean | string;
+
+export function keySpec(key: ConfigKey): KeySpec {
+  const dot = key.lastIndexOf(".");
+  const table = dot < 0 ? null : key.slice(0, dot);
+  const name = key.slice(dot + 1);
+  return { key, table, name, kind: kindOf(key, name) };
+}
+
+function kindOf(key: ConfigKey, name: string): KeyKind {
+  if (key === "harness.default") return "harness";
+  if (key === "harness.model") return "model";
+  return name === "enabled" || key === "auto_commit" ? "boolean" : "duration";
+}
+
+export function isConfigKey(text: string): text is ConfigKey {
+  return (CONFIG_KEYS as readonly string[]).includes(text);
+}
+
+/** An unknown key is a usage mistake: the message names it and the keys there are. */
+export function parseConfigKey(text: string): ConfigKey {
+  const key = text.trim();
+  if (isConfigKey(key)) return key;
+  throw new ProductError("usage", `unknown config key "${text}"; valid keys: ${CONFIG_KEYS.join(", ")}`);
+}
+
+/** The scheduled task an `automation.<task>.*` key configures. */
+export function automationTaskOf(key: ConfigKey): AutomationTask | null {
+  const task = /^automation\.([a-z]+)\./.exec(key)?.[1];
+  return (AUTOMATION_TASKS as readonly string[]).includes(task ?? "") ? (task as AutomationTask) : null;
+}
+
+/** Reads a key's stored value from a validated file, if the file sets it. */
+export function storedValue(file: ConfigFileData, spec: KeySpec): StoredValue | undefined {
+  let node: unknown = file;
+  for (const part of [...(spec.table?.split(".") ?? []), spec.name]) {
+    if (typeof node !== "object" || node === null) return undefined;
+    node = (node as Record<string, unknown>)[part];
+  }
+  return typeof node === "boolean" || typeof node === "string" ? node : undefined;
+}
+
+/** The harness `harness.model` is checked against: the configured one, else the preferred one. */
+export function modelOwner(harness: HarnessKind | undefined): HarnessKind {
+  return harness ?? PREFERRED_HARNESS;
+}
+
+export function modelFits(model: string, harness: HarnessKind | undefined): boolean {
+  return (HARNESSES[modelOwner(harness)].models as readonly string[]).includes(model);
+}
+
+/** A key's value as `config list` shows it: what the file says, canonicalised, else the default. */
+export function displayValue(file: ConfigFileData, spec: KeySpec): string {
+  const stored = storedValue(file, spec);
+  if (stored === undefined) return defaultDisplay(file, spec.key);
+  return spec.kind === "duration" ? formatDuration(parseDuration(stored as string)!) : String(stored);
+}
+
+function defaultDisplay(file: ConfigFileData, key: ConfigKey): string {
+  switch (key) {
+    case "harness.default":
+      return AUTO;
+    case "harness.model": {
+      // Without a configured harness the run's harness, and so its default model, is detected at queue time.
+      const harness = file.harness?.default;
+      return harness ? defaultModel(harness) : AUTO;
+    }
+    case "runs.timeout":
+      return formatDuration(DEFAULT_RUN_TIMEOUT_MS);
+    case "runs.idle_timeout":
+      return formatDuration(DEFAULT_RUN_IDLE_TIMEOUT_MS);
+    default: {
+      const task = automationTaskOf(key);
+      return task && key.endsWith(".every") ? formatDuration(DEFAULT_EVERY_MS[task]) : "true";
+    }
+  }
+}
+
+/**
+ * Turns what the user typed into the value to store, or refuses in one line naming the
+ * key and what it accepts. `file` is the current file, which `harness.model` is checked against.
+ */
+export function normalizeValue(spec: KeySpec, input: string, file: ConfigFileData): StoredValue {
+  const text = input.trim();
+  switch (spec.kind) {
+    case "boolean":
+      return normalizeBoolean(spec.key, text);
+    case "harness":
+      return normalizeHarness(text);
+    case "model":
+      return normalizeModel(text, file.harness?.default);
+    case "duration":
+      return normalizeDuration(spec.key, text);
+  }
+}
+
+function normalizeBoolean(key: ConfigKey, text: string): boolean {
+  const lower = text.toLowerCase();
+  if (lower === "true" || lower === "false") return lower === "true";
+  throw invalid(`${key} must be true or false (got "${text}")`);
+}
+
+function normalizeHarness(text: string): HarnessKind {
+  const lower = text.toLowerCase();
+  const kind = HARNESS_KINDS.find((k) => k === lower);
+  if (kind) return kind;
+  throw invalid(`harness.default must be one of: ${HARNESS_KINDS.join(", ")} (got "${text}")`);
+}
+
+function normalizeModel(text: string, harness: HarnessKind | undefined): string {
+  if (modelFits(text, harness)) return text;
+  const owner = modelOwner(harness);
+  const why = harness ? "" : `; harness.default is unset, so the ${owner} catalog applies`;
+  throw invalid(`harness.model for ${owner} must be one of: ${HARNESSES[owner].models.join(", ")} (got "${text}"${why})`);
+}
+
+function normalizeDuration(key: ConfigKey, text: string): string {
+  const ms = parseDuration(text);
+  if (ms === null) throw invalid(`${key} must be a duration such as 90s, 30m, 5h or 1d (got "${text}")`);
+  if (ms <= 0) throw invalid(`${key} must be greater than zero (got "${text}")`);
+  if (ms < 1000) throw invalid(`${key} must be at least 1s (got "${text}")`);
+  return formatDuration(ms);
+}

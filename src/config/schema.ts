@@ -1,0 +1,114 @@
+import { parse as parseToml } from "smol-toml";
+import * as z from "zod/mini";
+import { invalid, type ProductError } from "../core/errors.js";
+import { HARNESS_KINDS, HARNESSES, PREFERRED_HARNESS } from "../harnesses/catalog.js";
+import { parseDuration } from "./duration.js";
+
+const TABLE = { error: "must be a table" };
+const duration = z
+  .string({ error: 'must be a duration such as "30m" or "5h"' })
+  .check(z.refine((v) => (parseDuration(v) ?? 0) > 0, "must be a positive duration such as 30m or 5h"));
+const flag = z.optional(z.boolean({ error: "must be true or false" }));
+const task = z.optional(z.strictObject({ enabled: flag, every: z.optional(duration) }, TABLE));
+
+/**
+ * Everything config.toml may hold. `telemetry` and `automation.update` are no longer
+ * settable but stay accepted, so files written by older versions still load.
+ */
+const ConfigFile = z.strictObject({
+  auto_commit: flag,
+  harness: z.optional(
+    z.strictObject(
+      {
+        default: z.optional(z.enum(HARNESS_KINDS, { error: `must be one of: ${HARNESS_KINDS.join(", ")}` })),
+        model: z.optional(z.string({ error: "must be a model name" })),
+      },
+      TABLE,
+    ),
+  ),
+  telemetry: z.optional(z.strictObject({ enabled: flag }, TABLE)),
+  automation: z.optional(z.strictObject({ sync: task, garden: task, update: task }, TABLE)),
+  runs: z.optional(z.strictObject({ timeout: z.optional(duration), idle_timeout: z.optional(duration) }, TABLE)),
+});
+
+export type ConfigFileData = z.infer<typeof ConfigFile>;
+
+/** What is wrong with a config text, with the key at fault when there is one. */
+export interface ConfigProblem {
+  /** `syntax`: not valid TOML; `schema`: valid TOML with an unknown key or a bad value. */
+  kind: "syntax" | "schema";
+  /** Dotted key at fault (`runs.timeout`), when the problem has one. */
+  key: string | null;
+  /** 1-based line of a syntax error. */
+  line: number | null;
+  /** One line, without the file name. */
+  detail: string;
+}
+
+/** The parsed TOML document, before validation. */
+export type TomlTree = Record<string, unknown>;
+
+/** `tree` is the parsed document whenever the text is TOML, valid config or not. */
+export type ConfigCheck =
+  | { ok: true; data: ConfigFileData; tree: TomlTree }
+  | { ok: false; problem: ConfigProblem; tree: TomlTree | null };
+
+/** Parses and validates a whole config text; the single judge of what a valid file is. */
+export function checkConfigText(text: string): ConfigCheck {
+  let tree: TomlTree;
+  try {
+    tree = parseToml(text);
+  } catch (error) {
+    return { ok: false, problem: syntaxProblem(error), tree: null };
+  }
+  const parsed = ConfigFile.safeParse(tree);
+  if (!parsed.success) return { ok: false, problem: schemaProblem(parsed.error.issues[0]!), tree };
+  const modelProblem = checkModel(parsed.data);
+  return modelProblem ? { ok: false, problem: modelProblem, tree } : { ok: true, data: parsed.data, tree };
+}
+
+/** The one-line message for a problem in the file at `path`. */
+export function describeProblem(path: string, problem: ConfigProblem): string {
+  if (problem.kind === "syntax") {
+    return `invalid config TOML in ${path}${problem.line !== null ? `, line ${problem.line}` : ""}: ${problem.detail}`;
+  }
+  return `invalid config ${path}: ${problem.detail}`;
+}
+
+export function configError(path: string, problem: ConfigProblem): ProductError {
+  return invalid(describeProblem(path, problem));
+}
+
+function syntaxProblem(error: unknown): ConfigProblem {
+  const message = error instanceof Error ? error.message : String(error);
+  const first = message.split("\n")[0]!.replace(/^Invalid TOML document:\s*/, "").trim();
+  const line = (error as { line?: unknown }).line;
+  return { kind: "syntax", key: null, line: typeof line === "number" ? line : null, detail: first || "not valid TOML" };
+}
+
+interface Issue {
+  code: string;
+  path: PropertyKey[];
+  message: string;
+  keys?: string[];
+}
+
+function schemaProblem(issue: Issue): ConfigProblem {
+  const path = issue.path.map(String);
+  if (issue.code === "unrecognized_keys" && issue.keys?.length) {
+    const key = [...path, issue.keys[0]!].join(".");
+    return { kind: "schema", key, line: null, detail: `unknown key "${key}"` };
+  }
+  const key = path.join(".");
+  return { kind: "schema", key: key || null, line: null, detail: `${key || "(top level)"}: ${issue.message}` };
+}
+
+/** `harness.model` belongs to `harness.default`, or to the preferred harness when that is unset. */
+function checkModel(data: ConfigFileData): ConfigProblem | null {
+  const model = data.harness?.model;
+  if (model === undefined) return null;
+  const kind = data.harness?.default ?? PREFERRED_HARNESS;
+  const catalog: readonly string[] = HARNESSES[kind].models;
+  if (catalog.includes(model)) return null;
+  return { kind: "schema", key: "harness.model", line: null, detail: `harness.model for ${kind} must be one of: ${catalog.join(", ")}` };
+}

@@ -1,0 +1,174 @@
+/**
+ * `doctor`: read-only checks of the installation, the agent CLIs, the schedules and the
+ * current wiki. Each check is isolated, so one broken piece is reported as a failing
+ * line instead of stopping the others.
+ */
+import { existsSync } from "node:fs";
+import { AUTOMATION_TASKS, type ScheduleStatus } from "../automation/model.js";
+import type { Config } from "../config/config.js";
+import { oneLine } from "../core/errors.js";
+import { PREFERRED_HARNESS, type HarnessKind } from "../harnesses/catalog.js";
+import { formatDuration } from "../config/duration.js";
+import { harnessChecks } from "./harness-checks.js";
+import type { HarnessProbe } from "./harness-probe.js";
+import { installedFiles } from "./instruction-files.js";
+import { INSTRUCTION_TARGETS, type Check, type DoctorReport } from "./model.js";
+import type { StateDatabaseReport } from "./state-database.js";
+
+export const MIN_NODE_MAJOR = 20;
+
+export interface WikiDiagnosis {
+  name: string;
+  root: string;
+  errors: number;
+  warnings: number;
+}
+
+export interface DoctorDeps {
+  env: NodeJS.ProcessEnv;
+  nodeVersion: string;
+  databasePath: string;
+  configPath: string;
+  sqliteModule(): void;
+  stateDatabase(): StateDatabaseReport;
+  config(): Promise<Config>;
+  probeHarnesses(): Promise<HarnessProbe[]>;
+  schedules(): Promise<ScheduleStatus[]>;
+  /** The wiki selected like other commands do; null when there is none. */
+  wiki(): Promise<WikiDiagnosis | null>;
+}
+
+export async function runDoctor(deps: DoctorDeps): Promise<DoctorReport> {
+  const checks: Check[] = [nodeCheck(deps.nodeVersion)];
+  const sqlite = guard("sqlite.module", () => sqliteCheck(deps));
+  checks.push(sqlite);
+  checks.push(
+    sqlite.status === "fail"
+      ? { key: "state.database", status: "fail", message: `${deps.databasePath} cannot be opened without the SQLite module` }
+      : guard("state.database", () => databaseCheck(deps)),
+  );
+  const config = await settle(deps.config());
+  checks.push(configCheck(deps, config));
+  const probes = await deps.probeHarnesses();
+  const configured = config.ok ? config.value.harnessDefault : null;
+  checks.push(...harnessChecks(probes, configured ?? detected(probes)));
+  checks.push(...INSTRUCTION_TARGETS.map((target) => guard(`instructions.${target}`, () => instructionsCheck(target, deps.env))));
+  checks.push(...(await scheduleChecks(deps)));
+  checks.push(...(await wikiChecks(deps)));
+  return { checks, ok: checks.every((c) => c.status !== "fail") };
+}
+
+function nodeCheck(version: string): Check {
+  const major = Number(version.replace(/^v/, "").split(".")[0]);
+  if (major >= MIN_NODE_MAJOR) return { key: "node", status: "ok", message: `Node ${version.replace(/^v/, "")}` };
+  return { key: "node", status: "fail", message: `Node ${version} is too old; codealmanac needs ${MIN_NODE_MAJOR} or later`, fix: `install Node ${MIN_NODE_MAJOR} or later` };
+}
+
+function sqliteCheck(deps: DoctorDeps): Check {
+  try {
+    deps.sqliteModule();
+    return { key: "sqlite.module", status: "ok", message: "the SQLite module loads" };
+  } catch (error) {
+    return {
+      key: "sqlite.module",
+      status: "fail",
+      message: `the SQLite module does not load: ${oneLine(error)}`,
+      fix: "reinstall codealmanac (npm install -g codealmanac) so its native module matches this Node",
+    };
+  }
+}
+
+function databaseCheck(deps: DoctorDeps): Check {
+  const { schemaVersion, integrity } = deps.stateDatabase();
+  if (integrity === "ok") return { key: "state.database", status: "ok", message: `${deps.databasePath} (schema ${schemaVersion}, integrity ok)` };
+  return {
+    key: "state.database",
+    status: "fail",
+    message: `${deps.databasePath} fails SQLite's integrity check: ${integrity}`,
+    fix: "move the file aside and let codealmanac create a new one (the run history is lost; wikis are not)",
+  };
+}
+
+type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
+
+async function settle<T>(promise: Promise<T>): Promise<Settled<T>> {
+  try {
+    return { ok: true, value: await promise };
+  } catch (error) {
+    return { ok: false, error };
+  }
+}
+
+function configCheck(deps: DoctorDeps, config: Settled<Config>): Check {
+  if (!config.ok) return { key: "config", status: "fail", message: oneLine(config.error), fix: `fix ${deps.configPath}, or run \`ca setup\` to rewrite it` };
+  if (!existsSync(deps.configPath)) return { key: "config", status: "ok", message: "no config.toml; defaults apply" };
+  return { key: "config", status: "ok", message: `${deps.configPath} is valid` };
+}
+
+/** The harness runs use when nothing is configured: the only one installed, else the preferred one. */
+function detected(probes: HarnessProbe[]): HarnessKind | null {
+  const installed = probes.filter((p) => p.login !== null).map((p) => p.kind);
+  if (installed.length === 1) return installed[0]!;
+  return installed.length > 1 ? PREFERRED_HARNESS : null;
+}
+
+function instructionsCheck(target: (typeof INSTRUCTION_TARGETS)[number], env: NodeJS.ProcessEnv): Check {
+  const key = `instructions.${target}`;
+  const files = installedFiles(target, env);
+  if (files.length > 0) return { key, status: "ok", message: `installed in ${files.join(", ")}` };
+  return { key, status: "warn", message: `${target} is not told about the wiki`, fix: `ca setup --target ${target}` };
+}
+
+async function scheduleChecks(deps: DoctorDeps): Promise<Check[]> {
+  let statuses: ScheduleStatus[];
+  try {
+    statuses = await deps.schedules();
+  } catch (error) {
+    return AUTOMATION_TASKS.map((task) => ({
+      key: `schedule.${task}`,
+      status: "warn" as const,
+      message: `could not read the schedule: ${oneLine(error)}`,
+      fix: "`ca automation status` shows details",
+    }));
+  }
+  return statuses.map(scheduleCheck);
+}
+
+function scheduleCheck(status: ScheduleStatus): Check {
+  const key = `schedule.${status.task}`;
+  const notes = status.notes.length > 0 ? ` (${status.notes.join("; ")})` : "";
+  if (!status.installed) return { key, status: "warn", message: `not scheduled${notes}`, fix: `ca setup schedules it; or run \`ca ${status.task}\` by hand` };
+  const every = status.intervalMs !== null ? `every ${formatDuration(status.intervalMs)}` : "interval unknown";
+  const where = `${status.scheduler ?? "scheduler"}${status.location ? `: ${status.location}` : ""}`;
+  if (!status.enabled) return { key, status: "warn", message: `installed but not active (${where})${notes}`, fix: "ca setup" };
+  const last = status.lastRun;
+  if (last && last.exitCode !== null && last.exitCode !== 0) {
+    return { key, status: "warn", message: `${every} (${where}); the last run failed with exit ${last.exitCode}${notes}`, fix: "`ca automation status` shows details" };
+  }
+  return { key, status: notes ? "warn" : "ok", message: `${every} (${where})${notes}` };
+}
+
+async function wikiChecks(deps: DoctorDeps): Promise<Check[]> {
+  let wiki: WikiDiagnosis | null;
+  try {
+    wiki = await deps.wiki();
+  } catch (error) {
+    return [{ key: "wiki", status: "fail", message: oneLine(error), fix: "`ca list` shows the registered wikis" }];
+  }
+  if (!wiki) return [{ key: "wiki", status: "ok", message: "no wiki here (run doctor inside a repository with almanac/, or pass --wiki NAME)" }];
+  const counts = `${wiki.errors} error${wiki.errors === 1 ? "" : "s"}, ${wiki.warnings} warning${wiki.warnings === 1 ? "" : "s"}`;
+  return [
+    { key: "wiki", status: "ok", message: `${wiki.name} at ${wiki.root}` },
+    wiki.errors > 0
+      ? { key: "wiki.health", status: "fail", message: counts, fix: "`ca validate` lists them; `ca garden` can repair them" }
+      : { key: "wiki.health", status: "ok", message: counts },
+  ];
+}
+
+function guard(key: string, check: () => Check): Check {
+  try {
+    return check();
+  } catch (error) {
+    return { key, status: "fail", message: oneLine(error) };
+  }
+}

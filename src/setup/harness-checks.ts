@@ -1,0 +1,72 @@
+/**
+ * Verdicts on the agent CLIs. `doctor` reports each CLI and its login; `setup` only warns
+ * when nothing could run at all. A missing login is never fatal when credentials are in
+ * the environment: runs then work while `login status` says otherwise.
+ */
+import { HARNESSES, type HarnessKind } from "../harnesses/catalog.js";
+import type { HarnessProbe } from "./harness-probe.js";
+import type { Check, CheckStatus } from "./model.js";
+
+/** `harness.<kind>` and `login.<kind>` for each CLI; `preferred` is the one runs use by default. */
+export function harnessChecks(probes: HarnessProbe[], preferred: HarnessKind | null): Check[] {
+  const noneInstalled = probes.every((p) => p.login === null);
+  return probes.flatMap((probe) => {
+    const binary = binaryCheck(probe, noneInstalled || probe.kind === preferred);
+    return probe.login === null ? [binary] : [binary, loginCheck(probe, probe.kind === preferred)];
+  });
+}
+
+function binaryCheck(probe: HarnessProbe, essential: boolean): Check {
+  const { kind, readiness } = probe;
+  const key = `harness.${kind}`;
+  if (readiness.available) return { key, status: "ok", message: readiness.message };
+  const status: CheckStatus = probe.login !== null || essential ? "fail" : "warn";
+  return { key, status, message: readiness.message, fix: readiness.repair ?? HARNESSES[kind].install };
+}
+
+function loginCheck(probe: HarnessProbe, essential: boolean): Check {
+  const key = `login.${probe.kind}`;
+  const fix = HARNESSES[probe.kind].login;
+  if (probe.login === "logged_in") return { key, status: "ok", message: `${probe.kind} is logged in` };
+  if (probe.credentials.length > 0) {
+    const how = probe.credentials.join(", ");
+    const state = probe.login === "unknown" ? "login state unknown" : "not logged in";
+    return { key, status: "warn", message: `${probe.kind}: ${state}, but ${how} is set; runs use that instead`, fix };
+  }
+  if (probe.login === "unknown") {
+    return { key, status: "warn", message: `could not tell whether ${probe.kind} is logged in`, fix };
+  }
+  return { key, status: essential ? "fail" : "warn", message: `${probe.kind} is not logged in`, fix };
+}
+
+/** What `setup` warns about: no CLI at all, the chosen one missing, or nothing that could authenticate. */
+export function readinessWarnings(probes: HarnessProbe[], using: HarnessKind | null): Check[] {
+  const installed = probes.filter((p) => p.login !== null);
+  const warnings: Check[] = [];
+  if (installed.length === 0) {
+    warnings.push({
+      key: "harness",
+      status: "warn",
+      message: "no agent CLI found on PATH; ingest, garden and sync need one (instructions and settings are installed anyway)",
+      fix: probes.map((p) => HARNESSES[p.kind].install).join("; or "),
+    });
+    return warnings;
+  }
+  const chosen = using ? probes.find((p) => p.kind === using) : undefined;
+  if (chosen && chosen.login === null) {
+    warnings.push({ key: `harness.${chosen.kind}`, status: "warn", message: chosen.readiness.message, fix: HARNESSES[chosen.kind].install });
+  }
+  for (const probe of installed.filter((p) => !p.readiness.available)) {
+    warnings.push({ key: `harness.${probe.kind}`, status: "warn", message: probe.readiness.message, fix: probe.readiness.repair ?? HARNESSES[probe.kind].install });
+  }
+  const canAuthenticate = installed.some((p) => p.login !== "not_logged_in" || p.credentials.length > 0);
+  if (!canAuthenticate) {
+    warnings.push({
+      key: "login",
+      status: "warn",
+      message: `no agent CLI is logged in (${installed.map((p) => p.kind).join(", ")}) and no API key is set; runs will fail until one is`,
+      fix: installed.map((p) => HARNESSES[p.kind].login).join("; or "),
+    });
+  }
+  return warnings;
+}

@@ -1,0 +1,68 @@
+/**
+ * Shapes of `setup`, `doctor` and `uninstall`: what they are asked, what they report,
+ * and the ports app.ts fills in for them.
+ */
+import type { AutomationTask, ReconcileResult, TaskSettings } from "../automation/model.js";
+import type { HarnessKind } from "../harnesses/catalog.js";
+
+export const INSTRUCTION_TARGETS = ["claude", "codex"] as const;
+export type InstructionTarget = (typeof INSTRUCTION_TARGETS)[number];
+
+export interface InstructionResult {
+  target: InstructionTarget;
+  path: string;
+  status: "installed" | "updated" | "already installed";
+}
+
+export type CheckStatus = "ok" | "warn" | "fail";
+
+/** One line of `doctor` (and one warning of `setup`): a stable key, a verdict, what to do about it. */
+export interface Check {
+  key: string;
+  status: CheckStatus;
+  message: string;
+  fix?: string;
+}
+
+/** The settings `setup` chooses, written to config.toml in one write. */
+export interface SetupSettings {
+  autoCommit: boolean;
+  /** `harness.default`; null leaves whatever config.toml says. */
+  harnessDefault: HarnessKind | null;
+  sync: TaskSettings;
+  garden: TaskSettings;
+}
+
+/** The config port: the composition root wires it to the config editor. */
+export interface SettingsStore {
+  /** Where the settings live, for the report. */
+  readonly path: string;
+  /** Writes the settings in one write, keeping every other key of the file. */
+  saveSettings(settings: SetupSettings): Promise<void>;
+}
+
+export interface SetupRequest {
+  /** Empty when instructions are skipped. */
+  targets: InstructionTarget[];
+  settings: SetupSettings;
+  skipSchedules: boolean;
+}
+
+export type ScheduleOutcome =
+  | ({ outcome: "installed" | "removed" | "unchanged" } & ReconcileResult)
+  | { task: AutomationTask; outcome: "failed"; message: string; fix: string };
+
+export interface SetupReport {
+  instructions: InstructionResult[];
+  settings: SetupSettings;
+  configPath: string;
+  /** Empty when schedules were skipped. */
+  schedules: ScheduleOutcome[];
+  /** Problems that did not stop setup (agents missing or logged out, a scheduler that failed). */
+  warnings: Check[];
+}
+
+export interface DoctorReport {
+  checks: Check[];
+  ok: boolean;
+}

@@ -1,0 +1,134 @@
+/**
+ * The verbs behind `setup`, `doctor` and `uninstall`, over the ports app.ts provides.
+ */
+import type { Automation } from "../automation/model.js";
+import type { Config } from "../config/config.js";
+import type { CommandRunner } from "../core/command.js";
+import { ProductError } from "../core/errors.js";
+import { homeDir, type StatePaths } from "../core/paths.js";
+import type { Db } from "../core/sqlite.js";
+import type { HarnessKind } from "../harnesses/catalog.js";
+import type { HarnessReadiness } from "../harnesses/types.js";
+import type { ValidationIssue } from "../index/views/validate.js";
+import type { Repository } from "../repositories/model.js";
+import { runDoctor, type WikiDiagnosis } from "./doctor.js";
+import { probeHarnesses, type HarnessProbe } from "./harness-probe.js";
+import { runSetup } from "./install.js";
+import type { DoctorReport, SettingsStore, SetupReport, SetupRequest } from "./model.js";
+import type { QueueShutdownDeps } from "./queue-shutdown.js";
+import { setupRequest, type SetupChoices } from "./request.js";
+import { inspectStateDatabase, probeSqliteModule } from "./state-database.js";
+import {
+  describePlan,
+  isNothingToRemove,
+  planUninstall,
+  runUninstall,
+  uninstallRefusal,
+  type UninstallDeps,
+  type UninstallPlan,
+  type UninstallReport,
+} from "./uninstall.js";
+
+export interface SetupServiceDeps {
+  env: NodeJS.ProcessEnv;
+  paths: StatePaths;
+  nodeVersion: string;
+  run: CommandRunner;
+  readiness(kind: HarnessKind): Promise<HarnessReadiness>;
+  automation(): Promise<Automation>;
+  settings(): Promise<SettingsStore>;
+  config(): Promise<Config>;
+  stateDb(): Db;
+  selectRepository(cwd: string, wiki?: string): Repository;
+  wikiIssues(repository: Repository): Promise<ValidationIssue[]>;
+  queue(): Promise<QueueShutdownDeps>;
+  repositoryRoots(): string[];
+  closeState(): void;
+}
+
+export class SetupService {
+  private probes?: Promise<HarnessProbe[]>;
+
+  constructor(private readonly deps: SetupServiceDeps) {}
+
+  /** What setup does for these choices, from the current config; throws when config.toml is invalid. */
+  async request(choices: SetupChoices): Promise<SetupRequest> {
+    return setupRequest(choices, await this.deps.config());
+  }
+
+  harnesses(): Promise<HarnessProbe[]> {
+    this.probes ??= probeHarnesses({ env: this.deps.env, run: this.deps.run, readiness: (kind) => this.deps.readiness(kind) });
+    return this.probes;
+  }
+
+  setup(request: SetupRequest): Promise<SetupReport> {
+    return runSetup(request, {
+      env: this.deps.env,
+      probeHarnesses: () => this.harnesses(),
+      settings: () => this.deps.settings(),
+      automation: () => this.deps.automation(),
+    });
+  }
+
+  doctor(cwd: string, wiki?: string): Promise<DoctorReport> {
+    const { deps } = this;
+    return runDoctor({
+      env: deps.env,
+      nodeVersion: deps.nodeVersion,
+      databasePath: deps.paths.database,
+      configPath: deps.paths.config,
+      sqliteModule: probeSqliteModule,
+      stateDatabase: () => inspectStateDatabase(deps.stateDb()),
+      config: () => deps.config(),
+      probeHarnesses: () => this.harnesses(),
+      schedules: async () => (await deps.automation()).status(),
+      wiki: () => this.diagnoseWiki(cwd, wiki),
+    });
+  }
+
+  planUninstall(): Promise<UninstallPlan> {
+    return planUninstall(this.uninstallDeps());
+  }
+
+  isNothingToRemove(plan: UninstallPlan): boolean {
+    return isNothingToRemove(plan);
+  }
+
+  describePlan(plan: UninstallPlan): string {
+    return describePlan(plan);
+  }
+
+  uninstallRefusal(plan: UninstallPlan, options: { yes: boolean; canConfirm: boolean }): string | null {
+    return uninstallRefusal(plan, options);
+  }
+
+  uninstall(plan: UninstallPlan, options: { cancelActive: boolean }): Promise<UninstallReport> {
+    return runUninstall(plan, this.uninstallDeps(), options);
+  }
+
+  private uninstallDeps(): UninstallDeps {
+    const { deps } = this;
+    return {
+      env: deps.env,
+      paths: deps.paths,
+      home: homeDir(deps.env),
+      automation: () => deps.automation(),
+      queue: () => deps.queue(),
+      repositoryRoots: () => deps.repositoryRoots(),
+      closeState: () => deps.closeState(),
+    };
+  }
+
+  private async diagnoseWiki(cwd: string, wiki?: string): Promise<WikiDiagnosis | null> {
+    let repository: Repository;
+    try {
+      repository = this.deps.selectRepository(cwd, wiki);
+    } catch (error) {
+      if (error instanceof ProductError && error.code === "repository_not_selected") return null;
+      throw error;
+    }
+    const issues = await this.deps.wikiIssues(repository);
+    const errors = issues.filter((i) => i.severity === "error").length;
+    return { name: repository.name, root: repository.rootPath, errors, warnings: issues.length - errors };
+  }
+}

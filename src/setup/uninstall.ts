@@ -1,0 +1,147 @@
+/**
+ * `uninstall`: takes out exactly what setup and use put on the machine — the managed
+ * instruction blocks, the schedules, and the state directory — and never a repository's
+ * `almanac/`. The state goes last, and only once the queue is stopped: deleting the
+ * ledger under a live worker would leave agents editing repositories unsupervised.
+ */
+import { existsSync } from "node:fs";
+import { AUTOMATION_TASKS, type Automation, type AutomationTask } from "../automation/model.js";
+import { conflict, oneLine } from "../core/errors.js";
+import type { StatePaths } from "../core/paths.js";
+import { installedFiles, removeInstructions, type RemovedFile } from "./instruction-files.js";
+import { INSTRUCTION_TARGETS, type Check, type InstructionTarget } from "./model.js";
+import { describeActivity, queueActivity, shutDownQueue, type QueueActivity, type QueueShutdownDeps } from "./queue-shutdown.js";
+import { deleteStateRoot, stateRootHazard } from "./state-root.js";
+
+export const PACKAGE_UNINSTALL = "npm uninstall -g codealmanac";
+
+export interface UninstallDeps {
+  env: NodeJS.ProcessEnv;
+  paths: StatePaths;
+  home: string;
+  automation(): Promise<Automation>;
+  /** Opens the state database: called only when it exists. */
+  queue(): Promise<QueueShutdownDeps>;
+  /** Registered repository roots: called only when the state database exists. */
+  repositoryRoots(): string[];
+  /** Closes every handle on the state directory before it is deleted. */
+  closeState(): void;
+}
+
+export interface UninstallPlan {
+  instructions: { target: InstructionTarget; path: string }[];
+  schedules: AutomationTask[];
+  /** Set when the schedules could not be read; removal is still attempted. */
+  scheduleProblem: string | null;
+  /** The state directory, when it exists. */
+  stateRoot: string | null;
+  activity: QueueActivity;
+}
+
+export interface UninstallReport {
+  instructions: RemovedFile[];
+  schedules: AutomationTask[];
+  /** The deleted state directory, or null. */
+  stateRoot: string | null;
+  cancelled: string[];
+  /** The worker that was stopped, or null. */
+  worker: number | null;
+  warnings: Check[];
+  packageCommand: string;
+}
+
+const IDLE: QueueActivity = { queued: 0, running: 0, worker: null };
+
+export async function planUninstall(deps: UninstallDeps): Promise<UninstallPlan> {
+  const instructions = INSTRUCTION_TARGETS.flatMap((target) => installedFiles(target, deps.env).map((path) => ({ target, path })));
+  let schedules: AutomationTask[] = [];
+  let scheduleProblem: string | null = null;
+  try {
+    schedules = (await (await deps.automation()).status()).filter((s) => s.installed).map((s) => s.task);
+  } catch (error) {
+    scheduleProblem = oneLine(error);
+  }
+  const stateRoot = existsSync(deps.paths.root) ? deps.paths.root : null;
+  const activity = existsSync(deps.paths.database) ? queueActivity(await deps.queue()) : IDLE;
+  return { instructions, schedules, scheduleProblem, stateRoot, activity };
+}
+
+export function isNothingToRemove(plan: UninstallPlan): boolean {
+  return plan.instructions.length === 0 && plan.schedules.length === 0 && plan.stateRoot === null;
+}
+
+export function isBusy(activity: QueueActivity): boolean {
+  return activity.worker !== null || activity.queued + activity.running > 0;
+}
+
+/** The one-line refusal when work is in flight and cancelling it was not asked for. */
+export function busyMessage(activity: QueueActivity): string {
+  return `uninstall would delete the run queue while work is in flight: ${describeActivity(activity)}; pass --yes to cancel it and uninstall, or wait for it to finish`;
+}
+
+/**
+ * Why uninstall must not go ahead as asked, or null. Work in flight needs `--yes`, which
+ * cancels it; anything else needs `--yes` or a person at a terminal to confirm.
+ */
+export function uninstallRefusal(plan: UninstallPlan, options: { yes: boolean; canConfirm: boolean }): string | null {
+  if (options.yes) return null;
+  if (isBusy(plan.activity)) return busyMessage(plan.activity);
+  return options.canConfirm ? null : `uninstall removes ${describePlan(plan)}; pass --yes`;
+}
+
+/** What uninstall would remove, as one phrase. */
+export function describePlan(plan: UninstallPlan): string {
+  const parts: string[] = [];
+  if (plan.instructions.length > 0) parts.push(`the codealmanac block in ${plan.instructions.map((i) => i.path).join(" and ")}`);
+  if (plan.schedules.length > 0) parts.push(`the ${plan.schedules.join(" and ")} schedule${plan.schedules.length === 1 ? "" : "s"}`);
+  if (plan.stateRoot) parts.push(`the state directory ${plan.stateRoot} (run history, indexes, config)`);
+  return parts.length > 1 ? `${parts.slice(0, -1).join(", ")} and ${parts.at(-1)}` : (parts[0] ?? "nothing");
+}
+
+export async function runUninstall(plan: UninstallPlan, deps: UninstallDeps, options: { cancelActive: boolean }): Promise<UninstallReport> {
+  const warnings: Check[] = [];
+  const hasDatabase = existsSync(deps.paths.database);
+  const queue = hasDatabase ? await deps.queue() : null;
+  let shutdown = { cancelled: [] as string[], worker: null as number | null };
+  if (queue && isBusy(queueActivity(queue))) {
+    if (!options.cancelActive) throw conflict(busyMessage(queueActivity(queue)));
+    shutdown = await shutDownQueue(queue);
+  }
+  const schedules = await removeSchedules(plan, deps, warnings);
+  const instructions = INSTRUCTION_TARGETS.flatMap((target) => removeInstructions(target, deps.env));
+  const stateRoot = removeState(plan, deps, queue, warnings);
+  return { instructions, schedules, stateRoot, cancelled: shutdown.cancelled, worker: shutdown.worker, warnings, packageCommand: PACKAGE_UNINSTALL };
+}
+
+/** Every scheduler that may hold one is asked, not only the one status reads: detection may have changed since setup. */
+async function removeSchedules(plan: UninstallPlan, deps: UninstallDeps, warnings: Check[]): Promise<AutomationTask[]> {
+  try {
+    const removed = await (await deps.automation()).removeAll();
+    return AUTOMATION_TASKS.filter((task) => removed.some((r) => r.task === task && r.changed));
+  } catch (error) {
+    // Nothing was seen installed and no scheduler answers: there is nothing to warn about.
+    if (plan.schedules.length === 0 && plan.scheduleProblem === null) return [];
+    warnings.push({
+      key: "schedules",
+      status: "warn",
+      message: `could not remove the schedules: ${oneLine(error)}`,
+      fix: "remove the codealmanac entries from your scheduler by hand (crontab -e, systemctl --user, or launchctl)",
+    });
+    return [];
+  }
+}
+
+function removeState(plan: UninstallPlan, deps: UninstallDeps, queue: QueueShutdownDeps | null, warnings: Check[]): string | null {
+  const root = plan.stateRoot;
+  if (root === null || !existsSync(root)) return null;
+  const hazard = stateRootHazard({ root, home: deps.home, repositoryRoots: queue ? deps.repositoryRoots() : [] });
+  if (hazard) {
+    warnings.push({ key: "state", status: "warn", message: `kept ${root}: ${hazard}`, fix: "delete codealmanac's files there by hand" });
+    return null;
+  }
+  // Work queued since the shutdown would be lost with the ledger: stop rather than delete it.
+  if (queue && isBusy(queueActivity(queue))) throw conflict(busyMessage(queueActivity(queue)));
+  deps.closeState();
+  deleteStateRoot(root);
+  return root;
+}

@@ -1,0 +1,74 @@
+import { isZstdPath } from "../../sources/transcripts/lines.js";
+import { ClaudeLineReader } from "./claude-reader.js";
+import { CodexLineReader } from "./codex-reader.js";
+import { closeQuietly, openForReading, statOf } from "./file-io.js";
+import type { TranscriptLineReader, Verdict } from "./identity.js";
+import type { DiscoverySkip, TranscriptFile, TranscriptMetaResult } from "./model.js";
+import { InvalidZstdError, readCompressedTranscript } from "./read-compressed.js";
+import { readPlainTranscript, type ReadBuffers } from "./read-plain.js";
+
+/**
+ * Reads who a transcript belongs to (from its first lines) and when it was last
+ * active (from its last lines). Never throws: a file that cannot be read, or holds
+ * no session of its own, comes back as a skip with a short reason.
+ */
+export async function readTranscriptMetaWith(file: TranscriptFile, buffers: ReadBuffers): Promise<TranscriptMetaResult> {
+  let fd: number;
+  try {
+    fd = await openForReading(file.path);
+  } catch (error) {
+    return skipped(file, { ok: false, reason: failureReason(error) });
+  }
+  try {
+    return await readOpened(file, fd, buffers);
+  } catch (error) {
+    return skipped(file, { ok: false, reason: failureReason(error) });
+  } finally {
+    await closeQuietly(fd);
+  }
+}
+
+async function readOpened(file: TranscriptFile, fd: number, buffers: ReadBuffers): Promise<TranscriptMetaResult> {
+  const stats = await statOf(fd);
+  if (!stats.isFile()) return skipped(file, { ok: false, reason: "unreadable: not a regular file" });
+  if (stats.size === 0) return skipped(file, { ok: false, reason: "empty" });
+  const reader = lineReaderFor(file);
+  const activity = isZstdPath(file.path)
+    ? await readCompressedTranscript(fd, stats.size, reader)
+    : await readPlainTranscript(fd, stats.size, reader, buffers);
+  const verdict = reader.verdict();
+  if (!verdict.ok) return skipped(file, verdict);
+  const { identity } = verdict;
+  return {
+    ok: true,
+    meta: {
+      app: file.app,
+      path: file.path,
+      sessionId: identity.sessionId,
+      cwd: identity.cwd,
+      startedAtMs: identity.startedAtMs,
+      lastActivityMs: activity ?? stats.mtimeMs,
+      ownRun: identity.ownRun,
+    },
+  };
+}
+
+function lineReaderFor(file: TranscriptFile): TranscriptLineReader {
+  return file.app === "claude" ? new ClaudeLineReader(file.path) : new CodexLineReader(file.path);
+}
+
+function skipped(file: TranscriptFile, verdict: Extract<Verdict, { ok: false }>): TranscriptMetaResult {
+  const skip: DiscoverySkip = { app: file.app, path: file.path, reason: verdict.reason };
+  if (verdict.sessionId !== undefined) skip.sessionId = verdict.sessionId;
+  if (verdict.cwd !== undefined) skip.cwd = verdict.cwd;
+  return { ok: false, skip };
+}
+
+function failureReason(error: unknown): string {
+  if (error instanceof InvalidZstdError) return `unreadable: not a valid zstd file (${error.message})`;
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (code === "ENOENT") return "vanished";
+  if (code === "EACCES" || code === "EPERM") return "unreadable: permission denied";
+  if (code === "EISDIR") return "unreadable: not a regular file";
+  return `unreadable: ${code ?? (error instanceof Error ? error.message : String(error))}`;
+}

@@ -1,0 +1,28 @@
+import type { Repository } from "../repositories/model.js";
+import type { PlannedTranscript } from "./plan.js";
+
+const APP_NAMES: Record<string, string> = { claude: "Claude Code", codex: "Codex" };
+
+export function syncTitle(transcripts: readonly PlannedTranscript[]): string {
+  if (transcripts.length === 1) {
+    const t = transcripts[0]!;
+    return `Sync ${t.app} transcript ${t.sessionId}`;
+  }
+  return `Sync ${transcripts.length} transcripts`;
+}
+
+/** What the agent is told about the sessions it is given: only the new part of each, and why it is here. */
+export function syncGuidance(repository: Repository, transcripts: readonly PlannedTranscript[]): string {
+  const lines = [
+    `This is a scheduled sync of agent sessions that worked in ${repository.name} (${repository.rootPath}).`,
+    `Each transcript below is given only from where the last sync left off, with a little earlier context marked as such.`,
+    "Record durable project knowledge the sessions reveal: decisions and why they were taken, invariants, pitfalls that broke before, how a flow crosses files.",
+    "Do not summarize the conversations, do not record what the code already says plainly, and skip anything the wiki already holds.",
+    "If the sessions hold nothing durable, change nothing.",
+    "",
+    ...transcripts.map(
+      (t) => `- ${APP_NAMES[t.app] ?? t.app} ${t.sessionId}: ${t.path} (bytes ${t.fromOffset}–${t.toOffset}${t.fromOffset > 0 ? ", continuing" : ""})`,
+    ),
+  ];
+  return lines.join("\n");
+}
