@@ -68,7 +68,7 @@ export async function benchSync(ctx) {
   ctx.generate(root, 20, ctx.opts.seed);
   const env = homeEnv(home);
   const stateHome = ctx.stateHome("sync");
-  ctx.ca(["list", "--json"], { cwd: root, stateHome, env });
+  ctx.ca(["reindex", "--json"], { cwd: root, stateHome, env });
   const status = (label, extra = {}) =>
     ctx.measure({ label, args: ["sync", "status", "--json"], cwd: root, stateHome, env, runs: extra.runs ?? ctx.opts.runs, warmup: 1, check: extra.check });
   const result = { files: 10_000, total_bytes: TOTAL_BYTES };

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Entry point for both `codealmanac` and `ca`. `--version` answers without loading
 // anything else; every other command loads the CLI lazily.
+import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { VERSION } from "./core/version.js";
@@ -47,7 +48,8 @@ function compileCache(): CompileCache | null {
 }
 
 function saveCompileCache(cache: CompileCache | null): void {
-  if (!cache) return;
+  // `uninstall` deletes the state directory; writing the cache would bring it back.
+  if (!cache || !existsSync(statePaths().root)) return;
   const { used, written } = cache.save();
   trace(`compile cache: ${used} chunks from the cache, ${written} written`);
 }

@@ -5,7 +5,7 @@
  * whose detection guesses wrong); `none` turns scheduling off, as on an unsupported system.
  */
 import { ProductError } from "../core/errors.js";
-import { cronAvailable, cronScheduler, type CronHooks } from "./cron.js";
+import { cronAvailable, cronScheduler } from "./cron.js";
 import { launchdScheduler } from "./launchd.js";
 import type { SchedulerKind } from "./model.js";
 import type { SchedulerAdapter, SchedulerContext } from "./scheduler.js";
@@ -15,14 +15,14 @@ const KINDS: readonly SchedulerKind[] = ["systemd", "cron", "launchd"];
 
 export type SchedulerChoice = { adapter: SchedulerAdapter } | { problem: ProductError };
 
-export async function chooseScheduler(ctx: SchedulerContext, platform: NodeJS.Platform, hooks: CronHooks): Promise<SchedulerChoice> {
+export async function chooseScheduler(ctx: SchedulerContext, platform: NodeJS.Platform): Promise<SchedulerChoice> {
   const forced = ctx.env.CODEALMANAC_SCHEDULER?.trim();
   if (forced === "none") return { problem: unavailable("scheduled automation is turned off here (CODEALMANAC_SCHEDULER=none)") };
   if (forced) {
     if (!(KINDS as readonly string[]).includes(forced)) {
       return { problem: unavailable(`CODEALMANAC_SCHEDULER must be one of ${KINDS.join(", ")} or none, not "${forced}"`) };
     }
-    return { adapter: schedulerOf(forced as SchedulerKind, ctx, hooks) };
+    return { adapter: schedulerOf(forced as SchedulerKind, ctx) };
   }
   if (platform === "darwin") return { adapter: launchdScheduler(ctx) };
   if (platform !== "linux") {
@@ -33,7 +33,7 @@ export async function chooseScheduler(ctx: SchedulerContext, platform: NodeJS.Pl
     };
   }
   if (await systemdReachable(ctx)) return { adapter: systemdScheduler(ctx) };
-  if (cronAvailable(ctx.env)) return { adapter: cronScheduler(ctx, hooks) };
+  if (cronAvailable(ctx.env)) return { adapter: cronScheduler(ctx) };
   return {
     problem: unavailable(
       "scheduled automation needs systemd user timers (`systemctl --user`) or cron (`crontab`), and neither is available here; run `ca sync` from your own scheduler, or garden from CI with `ca automation ci --provider github`",
@@ -46,19 +46,19 @@ export async function chooseScheduler(ctx: SchedulerContext, platform: NodeJS.Pl
  * all: on Linux both kinds (detection may have changed since they were installed), and
  * systemd's files even when its manager does not answer.
  */
-export async function installedSchedulers(ctx: SchedulerContext, platform: NodeJS.Platform, hooks: CronHooks): Promise<SchedulerAdapter[]> {
+export async function installedSchedulers(ctx: SchedulerContext, platform: NodeJS.Platform): Promise<SchedulerAdapter[]> {
   const forced = ctx.env.CODEALMANAC_SCHEDULER?.trim();
-  if (forced) return (KINDS as readonly string[]).includes(forced) ? [schedulerOf(forced as SchedulerKind, ctx, hooks)] : [];
+  if (forced) return (KINDS as readonly string[]).includes(forced) ? [schedulerOf(forced as SchedulerKind, ctx)] : [];
   if (platform === "darwin") return [launchdScheduler(ctx)];
   if (platform !== "linux") return [];
   const schedulers = [systemdScheduler(ctx, await systemdReachable(ctx))];
-  if (cronAvailable(ctx.env)) schedulers.push(cronScheduler(ctx, hooks));
+  if (cronAvailable(ctx.env)) schedulers.push(cronScheduler(ctx));
   return schedulers;
 }
 
-function schedulerOf(kind: SchedulerKind, ctx: SchedulerContext, hooks: CronHooks): SchedulerAdapter {
+function schedulerOf(kind: SchedulerKind, ctx: SchedulerContext): SchedulerAdapter {
   if (kind === "systemd") return systemdScheduler(ctx);
-  if (kind === "cron") return cronScheduler(ctx, hooks);
+  if (kind === "cron") return cronScheduler(ctx);
   return launchdScheduler(ctx);
 }
 

@@ -10,44 +10,26 @@
  *     <minute> * * * * PATH=<path> [CODEALMANAC_HOME=<dir>] [CLAUDE_CONFIG_DIR=<dir>] [CODEX_HOME=<dir>] <node> <script> __scheduled <task> --every <duration> >><log> 2>&1
  *     # <<< codealmanac <<<
  *
- * one line per installed task (sync before garden). `<minute>` is `*` or `*\/N`, the cron
- * tick (see `cronTickMinutes`); every value is a shell word (single-quoted unless plain);
+ * one line per installed task (sync before garden). `<minute>` is `*` or `*\/N`, the wake
+ * tick (see `wakeTickMinutes`); every value is a shell word (single-quoted unless plain);
  * each `%` is written `\%`, since cron turns a bare `%` into a newline. `<duration>` is
  * `5h`, `30m`, `90s`…: cron wakes the task on its tick and `__scheduled` skips the run
- * unless the task is due (`isTaskDue`).
+ * unless the task is due (see wake-tick.ts).
  */
-import { formatDuration, parseDuration } from "../config/duration.js";
 import { AUTOMATION_TASKS, type AutomationTask } from "./model.js";
 import type { ScheduledCommand } from "./scheduled-command.js";
+import { argvEvery, wakeArgv, wakeTickMinutes } from "./wake-tick.js";
 
 const BEGIN = "# >>> codealmanac >>> (managed by `ca config`; lines in this block are replaced)";
 const BEGIN_PREFIX = "# >>> codealmanac >>>";
 const END = "# <<< codealmanac <<<";
 
-/** Minutes between cron wake-ups for a task run every `everyMs`: 15, or less for shorter intervals (a divisor of 60). */
-export function cronTickMinutes(everyMs: number): number {
-  const minutes = everyMs / 60_000;
-  return [15, 12, 10, 6, 5, 4, 3, 2, 1].find((tick) => tick <= minutes) ?? 1;
-}
-
-/** How early a cron-woken run may count as due: half a tick, so runs neither bunch up nor slip a whole tick. */
-export function cronDueToleranceMs(everyMs: number): number {
-  return (cronTickMinutes(everyMs) * 60_000) / 2;
-}
-
-/** The interval as the line records it (`--every` is written in whole seconds at most). */
-export function cronEvery(everyMs: number): number | null {
-  return parseDuration(formatDuration(everyMs));
-}
-
 export function cronLine(everyMs: number, command: ScheduledCommand): string {
-  const tick = cronTickMinutes(everyMs);
+  const tick = wakeTickMinutes(everyMs);
   const minute = tick === 1 ? "*" : `*/${tick}`;
   const words = [
     ...command.env.map(([name, value]) => `${name}=${shellWord(value)}`),
-    ...command.argv.map(shellWord),
-    "--every",
-    formatDuration(everyMs),
+    ...wakeArgv(command, everyMs).map(shellWord),
     `>>${shellWord(command.logPath)}`,
     "2>&1",
   ];
@@ -97,15 +79,10 @@ function parseManagedLine(text: string): ManagedLine | null {
   const at = words.indexOf("__scheduled");
   const task = words[at + 1] as AutomationTask | undefined;
   if (at === -1 || !task || !AUTOMATION_TASKS.includes(task)) return null;
-  const every = words.indexOf("--every");
   const programStart = words.findIndex((word) => !/^[A-Za-z_][A-Za-z0-9_]*=/.test(word));
   const redirect = words.findIndex((word) => word.startsWith(">>"));
-  return {
-    task,
-    everyMs: every === -1 || words[every + 1] === undefined ? null : parseDuration(words[every + 1]!),
-    argv: words.slice(programStart, redirect === -1 ? words.length : redirect),
-    text: trimmed,
-  };
+  const argv = words.slice(programStart, redirect === -1 ? words.length : redirect);
+  return { task, everyMs: argvEvery(argv), argv, text: trimmed };
 }
 
 /** The index where a line starting with `prefix` begins, at or after `from`; -1 when none. */

@@ -2,9 +2,10 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { resolveExecutable } from "../core/executables.js";
-import { cronEvery, cronLine, parseCrontab, withTaskLine, type Crontab } from "./cron-table.js";
+import { cronLine, parseCrontab, withTaskLine, type Crontab } from "./cron-table.js";
 import type { AutomationTask } from "./model.js";
 import { runTool, succeeded, toolFailure, type InstallRequest, type InstalledSchedule, type SchedulerAdapter, type SchedulerContext } from "./scheduler.js";
+import { intervalChanged } from "./wake-tick.js";
 
 export const CRONTAB_LOCATION = "crontab";
 
@@ -12,13 +13,7 @@ export function cronAvailable(env: NodeJS.ProcessEnv): boolean {
   return resolveExecutable("crontab", env) !== null;
 }
 
-export interface CronHooks {
-  /** Called when a task's line is written anew, so its first run waits one interval. */
-  installed(task: AutomationTask): void;
-  removed(task: AutomationTask): void;
-}
-
-export function cronScheduler(ctx: SchedulerContext, hooks: CronHooks): SchedulerAdapter {
+export function cronScheduler(ctx: SchedulerContext): SchedulerAdapter {
   async function read(): Promise<{ text: string; table: Crontab }> {
     const result = await runTool(ctx, "crontab", ["-l"]);
     if (succeeded(result)) return { text: result.stdout, table: parseCrontab(result.stdout) };
@@ -37,15 +32,15 @@ export function cronScheduler(ctx: SchedulerContext, hooks: CronHooks): Schedule
   return {
     kind: "cron",
 
-    async install({ task, everyMs, command }: InstallRequest) {
+    async install({ task, everyMs, command, anchor }: InstallRequest) {
       const { text, table } = await read();
       const next = withTaskLine(table, task, cronLine(everyMs, command));
       if (next === text) return { location: CRONTAB_LOCATION, changed: false };
       mkdirSync(dirname(command.logPath), { recursive: true });
-      await write(next);
-      // As a restarted systemd timer would: a new task or interval waits one interval, a new PATH does not.
+      // A new task or interval waits one interval; a new PATH does not.
       const previous = table.lines.find((line) => line.task === task);
-      if (!previous || previous.everyMs !== cronEvery(everyMs)) hooks.installed(task);
+      if (intervalChanged(previous?.everyMs ?? null, everyMs)) anchor();
+      await write(next);
       return { location: CRONTAB_LOCATION, changed: true };
     },
 
@@ -54,7 +49,6 @@ export function cronScheduler(ctx: SchedulerContext, hooks: CronHooks): Schedule
       const next = withTaskLine(table, task, null);
       if (next === text) return { location: CRONTAB_LOCATION, changed: false };
       await write(next);
-      hooks.removed(task);
       return { location: CRONTAB_LOCATION, changed: true };
     },
 

@@ -2,6 +2,7 @@
 import { join } from "node:path";
 import type { AutomationTask } from "./model.js";
 import type { ScheduledCommand } from "./scheduled-command.js";
+import { wakeArgv, wakeTickSeconds } from "./wake-tick.js";
 
 export const launchdLabel = (task: AutomationTask) => `com.codealmanac.${task}`;
 
@@ -10,9 +11,13 @@ export function launchAgentPath(home: string, task: AutomationTask): string {
 }
 
 /**
- * `RunAtLoad` false: the first run comes one interval after the agent is loaded, not at
- * every login and reinstall. `AbandonProcessGroup`: launchd would otherwise kill what the
- * command leaves running in its process group when it exits.
+ * The agent runs `__scheduled <task> --every <interval>` every wake tick (see wake-tick.ts),
+ * not every interval: `StartInterval` counts from when the agent is loaded, which is at
+ * every login, so an interval longer than a session would never come round, while the
+ * recorded last start that `--every` is judged against survives logins and reboots.
+ * `RunAtLoad` false: the first wake comes a tick after loading. `AbandonProcessGroup`:
+ * launchd would otherwise kill what the command leaves running in its process group when
+ * it exits.
  */
 export function launchAgentPlist(task: AutomationTask, everyMs: number, command: ScheduledCommand): string {
   const string = (value: string) => `<string>${xmlEscape(value)}</string>`;
@@ -25,10 +30,10 @@ export function launchAgentPlist(task: AutomationTask, everyMs: number, command:
     `  ${string(launchdLabel(task))}`,
     "  <key>ProgramArguments</key>",
     "  <array>",
-    ...command.argv.map((arg) => `    ${string(arg)}`),
+    ...wakeArgv(command, everyMs).map((arg) => `    ${string(arg)}`),
     "  </array>",
     "  <key>StartInterval</key>",
-    `  <integer>${Math.max(1, Math.round(everyMs / 1000))}</integer>`,
+    `  <integer>${wakeTickSeconds(everyMs)}</integer>`,
     "  <key>EnvironmentVariables</key>",
     "  <dict>",
     ...command.env.flatMap(([name, value]) => [`    <key>${xmlEscape(name)}</key>`, `    ${string(value)}`]),
@@ -45,11 +50,6 @@ export function launchAgentPlist(task: AutomationTask, everyMs: number, command:
     "</plist>",
     "",
   ].join("\n");
-}
-
-export function readStartInterval(plist: string): number | null {
-  const match = /<key>StartInterval<\/key>\s*<integer>(\d+)<\/integer>/.exec(plist);
-  return match ? Number(match[1]) * 1000 : null;
 }
 
 export function readProgramArguments(plist: string): string[] | null {

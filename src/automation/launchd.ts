@@ -1,15 +1,24 @@
-/** Schedules as launchd user agents in the `gui/<uid>` domain, through `launchctl`. */
+/**
+ * Schedules as launchd user agents in the `gui/<uid>` domain, through `launchctl`: each agent
+ * wakes `__scheduled <task> --every <interval>` on the wake tick (see launchd-plist.ts).
+ */
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { ProductError } from "../core/errors.js";
 import { commandFailureLine } from "../core/command.js";
 import { readTextIfPresent, removeIfPresent, writeIfChanged } from "./files.js";
-import { launchAgentPath, launchAgentPlist, launchdLabel, readProgramArguments, readStartInterval } from "./launchd-plist.js";
+import { launchAgentPath, launchAgentPlist, launchdLabel, readProgramArguments } from "./launchd-plist.js";
 import type { AutomationTask } from "./model.js";
 import { runTool, succeeded, toolFailure, type InstallRequest, type InstalledSchedule, type SchedulerAdapter, type SchedulerContext } from "./scheduler.js";
+import { argvEvery, intervalChanged } from "./wake-tick.js";
 
 /** What launchctl says when the service is simply not loaded. */
 const NOT_LOADED = /no such process|could not find (specified )?service|service not found|not find service/i;
+
+/** The interval the installed agent runs the task at (its `--every`); null without one. */
+function installedInterval(plist: string | null): number | null {
+  return plist === null ? null : argvEvery(readProgramArguments(plist));
+}
 
 export function launchdScheduler(ctx: SchedulerContext): SchedulerAdapter {
   const domain = `gui/${ctx.uid}`;
@@ -26,11 +35,13 @@ export function launchdScheduler(ctx: SchedulerContext): SchedulerAdapter {
   return {
     kind: "launchd",
 
-    async install({ task, everyMs, command }: InstallRequest) {
+    async install({ task, everyMs, command, anchor }: InstallRequest) {
       const location = launchAgentPath(ctx.home, task);
       const plist = launchAgentPlist(task, everyMs, command);
-      if (readTextIfPresent(location) === plist && (await loaded(task))) return { location, changed: false };
+      const installed = readTextIfPresent(location);
+      if (installed === plist && (await loaded(task))) return { location, changed: false };
       mkdirSync(dirname(command.logPath), { recursive: true });
+      if (intervalChanged(installedInterval(installed), everyMs)) anchor();
       writeIfChanged(location, plist);
       // A loaded agent keeps its old definition; whatever bootout says, bootstrap reports the real problem.
       await runTool(ctx, "launchctl", ["bootout", target(task)]);
@@ -63,7 +74,7 @@ export function launchdScheduler(ctx: SchedulerContext): SchedulerAdapter {
       return {
         installed: plist !== null,
         enabled,
-        intervalMs: plist === null ? null : readStartInterval(plist),
+        intervalMs: installedInterval(plist),
         location,
         argv: plist === null ? null : readProgramArguments(plist),
         notes,

@@ -1,8 +1,10 @@
 /**
  * What each scheduled task last did, recorded by the task itself: `<state>/automation/<task>.json`
- * (`{"started_at", "finished_at", "exit_code"}`, epoch milliseconds). A schedule that must
- * wait one interval before its first run (cron, which cannot express that itself) also
- * keeps `<state>/automation/<task>.schedule.json` (`{"since"}`), written when it is installed.
+ * (`{"started_at", "finished_at", "exit_code"}`, epoch milliseconds), and the moment a task's
+ * schedule was installed or given a new interval, `<state>/automation/<task>.schedule.json`
+ * (`{"since"}`). Schedulers wake a task on a short tick (see wake-tick.ts) and these two files,
+ * not the scheduler's own timers, say when it is due: they survive reboots and logins, which
+ * restart those timers.
  */
 import { join } from "node:path";
 import * as z from "zod/mini";
@@ -42,7 +44,7 @@ export function readTaskRun(paths: StatePaths, task: AutomationTask): TaskRunRec
 /**
  * Whether a task that should run every `everyMs` is due: its last start, and the moment its
  * schedule was installed or its interval changed, are both at least `everyMs - toleranceMs`
- * ago. The tolerance absorbs a scheduler that only wakes on a coarse grid.
+ * ago. The tolerance absorbs a scheduler that only wakes on the tick.
  */
 export function isTaskDue(paths: StatePaths, task: AutomationTask, everyMs: number, now: number, toleranceMs = 0): boolean {
   const marks = [readTaskRun(paths, task)?.startedAt ?? null, readScheduleAnchor(paths, task)].filter((m): m is number => m !== null);

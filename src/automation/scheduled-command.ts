@@ -8,7 +8,7 @@ import { taskLogPath } from "./task-log.js";
 
 /** What a scheduler starts for a task: a program with its arguments, environment and log file. */
 export interface ScheduledCommand {
-  /** `<node> <real path of the CLI script> __scheduled <task>`, every path absolute. */
+  /** `<node> <real path of the CLI script> __scheduled <task>`, every path absolute; schedulers add `--every` (`wakeArgv`). */
   argv: string[];
   /** Name → value, in the order they are written (PATH first). */
   env: [string, string][];

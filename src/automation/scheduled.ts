@@ -1,21 +1,21 @@
 /**
  * What the hidden `__scheduled <task> [--every <duration>]` command does around the task
- * itself: skip a cron wake-up that comes before the task is due, record the run's start
- * and end, note both in the task's log and keep that log bounded.
+ * itself: skip a scheduler's wake-up that comes before the task is due (see wake-tick.ts),
+ * record the run's start and end, note both in the task's log and keep that log bounded.
  */
 import { formatDuration } from "../config/duration.js";
 import { oneLine } from "../core/errors.js";
 import type { StatePaths } from "../core/paths.js";
-import { cronDueToleranceMs } from "./cron-table.js";
 import type { AutomationTask } from "./model.js";
 import { finishTaskRun, isTaskDue, readTaskRun, startTaskRun } from "./run-records.js";
 import { appendTaskLog, rotateTaskLog, taskLogPath } from "./task-log.js";
+import { dueToleranceMs } from "./wake-tick.js";
 
 export interface ScheduledRunRequest {
   paths: StatePaths;
   now: () => number;
   task: AutomationTask;
-  /** Given by cron lines, which wake more often than the task should run. */
+  /** Given by every installed schedule, which wakes more often than the task should run; null for a run by hand. */
   everyMs: number | null;
   /** Runs the task; resolves to its exit code. */
   run: () => Promise<number>;
@@ -30,7 +30,7 @@ export async function performScheduledRun(request: ScheduledRunRequest): Promise
   const { paths, now, task, everyMs } = request;
   const log = taskLogPath(paths, task);
   try {
-    if (everyMs !== null && !isTaskDue(paths, task, everyMs, now(), cronDueToleranceMs(everyMs))) {
+    if (everyMs !== null && !isTaskDue(paths, task, everyMs, now(), dueToleranceMs(everyMs))) {
       appendTaskLog(log, now(), `${task}: skipped, not due (${sinceLastStart(paths, task, now())}runs every ${formatDuration(everyMs)})`);
       return { skipped: true, exitCode: 0 };
     }

@@ -1,6 +1,7 @@
 /**
  * The port every scheduler adapter (systemd user timers, cron, launchd) implements, and
  * the helper they share for running their command-line tools through the CommandRunner.
+ * Every adapter wakes the task on a short tick and lets `__scheduled` decide (wake-tick.ts).
  */
 import { commandFailureLine, type CommandResult, type CommandRunner } from "../core/command.js";
 import { ProductError } from "../core/errors.js";
@@ -18,6 +19,12 @@ export interface InstallRequest {
   task: AutomationTask;
   everyMs: number;
   command: ScheduledCommand;
+  /**
+   * Notes now as the moment the task's first run counts from (see `anchorSchedule`).
+   * Called when the task had no schedule or had another interval, before the scheduler
+   * can see the new one: a timer started at once must already find the anchor.
+   */
+  anchor(): void;
 }
 
 export interface ScheduleChange {

@@ -3,11 +3,10 @@ import type { StatePaths } from "../core/paths.js";
 import { homeDir } from "../core/paths.js";
 import type { CommandRunner } from "../core/command.js";
 import { chooseScheduler, installedSchedulers, type SchedulerChoice } from "./choose-scheduler.js";
-import type { CronHooks } from "./cron.js";
 import { AUTOMATION_TASKS, type Automation, type AutomationTask, type ReconcileResult, type ScheduleStatus, type TaskSettings } from "./model.js";
 import { anchorSchedule, dropScheduleAnchor, readTaskRun } from "./run-records.js";
 import { scheduledCommand } from "./scheduled-command.js";
-import type { InstalledSchedule, SchedulerAdapter, SchedulerContext } from "./scheduler.js";
+import type { InstalledSchedule, ScheduleChange, SchedulerAdapter, SchedulerContext } from "./scheduler.js";
 
 export interface AutomationDeps {
   env: NodeJS.ProcessEnv;
@@ -23,16 +22,16 @@ export interface AutomationDeps {
   uid?: number;
 }
 
-/** The automation facade: picks the scheduler once, then installs, removes and reads schedules through it. */
+/**
+ * The automation facade: picks the scheduler once, then installs, removes and reads schedules
+ * through it. Whatever the scheduler, a new schedule or interval is anchored (run-records.ts)
+ * so the task first runs one interval after it is set, not at the first wake.
+ */
 export function createAutomation(deps: AutomationDeps): Automation {
   const ctx: SchedulerContext = { env: deps.env, run: deps.run, home: homeDir(deps.env), uid: deps.uid ?? process.getuid?.() ?? 0 };
-  const hooks: CronHooks = {
-    installed: (task) => anchorSchedule(deps.paths, task, deps.now()),
-    removed: (task) => dropScheduleAnchor(deps.paths, task),
-  };
   let choice: Promise<SchedulerChoice> | undefined;
   const scheduler = async (): Promise<SchedulerAdapter> => {
-    const chosen = await (choice ??= chooseScheduler(ctx, deps.platform, hooks));
+    const chosen = await (choice ??= chooseScheduler(ctx, deps.platform));
     if ("problem" in chosen) throw chosen.problem;
     return chosen.adapter;
   };
@@ -41,28 +40,40 @@ export function createAutomation(deps: AutomationDeps): Automation {
     async reconcile(task: AutomationTask, settings: TaskSettings): Promise<ReconcileResult> {
       const adapter = await scheduler();
       const change = settings.enabled
-        ? await adapter.install({ task, everyMs: settings.everyMs, command: scheduledCommand(deps, task) })
-        : await adapter.uninstall(task);
+        ? await install(deps, adapter, task, settings.everyMs)
+        : await uninstall(deps, adapter, task);
       return { task, enabled: settings.enabled, intervalMs: settings.everyMs, scheduler: adapter.kind, ...change };
     },
 
     async status(tasks: readonly AutomationTask[] = AUTOMATION_TASKS): Promise<ScheduleStatus[]> {
-      const chosen = await (choice ??= chooseScheduler(ctx, deps.platform, hooks));
+      const chosen = await (choice ??= chooseScheduler(ctx, deps.platform));
       return Promise.all(tasks.map((task) => taskStatus(deps, chosen, task)));
     },
 
     async removeAll(): Promise<ReconcileResult[]> {
       const removed: ReconcileResult[] = [];
-      for (const adapter of await installedSchedulers(ctx, deps.platform, hooks)) {
+      for (const adapter of await installedSchedulers(ctx, deps.platform)) {
         for (const task of AUTOMATION_TASKS) {
           const before = await adapter.status(task);
-          const change = await adapter.uninstall(task);
+          const change = await uninstall(deps, adapter, task);
           if (change.changed) removed.push({ task, enabled: false, intervalMs: before.intervalMs ?? 0, scheduler: adapter.kind, ...change });
         }
       }
       return removed;
     },
   };
+}
+
+function install(deps: AutomationDeps, adapter: SchedulerAdapter, task: AutomationTask, everyMs: number): Promise<ScheduleChange> {
+  const anchor = () => anchorSchedule(deps.paths, task, deps.now());
+  return adapter.install({ task, everyMs, command: scheduledCommand(deps, task), anchor });
+}
+
+/** Removes the task's schedule, and with it the anchor its first run counted from. */
+async function uninstall(deps: AutomationDeps, adapter: SchedulerAdapter, task: AutomationTask): Promise<ScheduleChange> {
+  const change = await adapter.uninstall(task);
+  if (change.changed) dropScheduleAnchor(deps.paths, task);
+  return change;
 }
 
 async function taskStatus(deps: AutomationDeps, chosen: SchedulerChoice, task: AutomationTask): Promise<ScheduleStatus> {

@@ -1,11 +1,13 @@
 /**
- * The two user units a task's schedule is made of, `codealmanac-<task>.service` (what runs)
- * and `codealmanac-<task>.timer` (when), as text; and reading their settings back.
+ * The two user units a task's schedule is made of, `codealmanac-<task>.service` (what runs,
+ * `__scheduled <task> --every <interval>`) and `codealmanac-<task>.timer` (the wake tick),
+ * as text; and reading the service's command back.
  */
 import { join } from "node:path";
-import { formatDuration, parseDuration } from "../config/duration.js";
+import { formatDuration } from "../config/duration.js";
 import type { AutomationTask } from "./model.js";
 import type { ScheduledCommand } from "./scheduled-command.js";
+import { wakeArgv, wakeTickSeconds } from "./wake-tick.js";
 
 const HEADER = "# Written by CodeAlmanac; change it with `ca config set automation.<task>.*`, not here.";
 
@@ -18,11 +20,11 @@ export const serviceUnitName = (task: AutomationTask) => `codealmanac-${task}.se
 export const timerUnitName = (task: AutomationTask) => `codealmanac-${task}.timer`;
 
 /**
- * A oneshot service. `KillMode=process`: when the scheduled command exits, systemd would
- * otherwise stop everything left in the unit's cgroup, including the detached queue worker
- * the command started to carry out the queued runs.
+ * A oneshot service that runs the task when it is due (`--every`). `KillMode=process`: when
+ * the scheduled command exits, systemd would otherwise stop everything left in the unit's
+ * cgroup, including the detached queue worker the command started to carry out the queued runs.
  */
-export function serviceUnit(task: AutomationTask, command: ScheduledCommand): string {
+export function serviceUnit(task: AutomationTask, everyMs: number, command: ScheduledCommand): string {
   const log = escapeSpecifiers(command.logPath);
   return [
     HEADER,
@@ -31,7 +33,7 @@ export function serviceUnit(task: AutomationTask, command: ScheduledCommand): st
     "",
     "[Service]",
     "Type=oneshot",
-    `ExecStart=${command.argv.map((word) => quoteArgument(word)).join(" ")}`,
+    `ExecStart=${wakeArgv(command, everyMs).map((word) => quoteArgument(word)).join(" ")}`,
     ...command.env.map(([name, value]) => `Environment=${quoteArgument(`${name}=${value}`, false)}`),
     `StandardOutput=append:${log}`,
     `StandardError=append:${log}`,
@@ -41,35 +43,31 @@ export function serviceUnit(task: AutomationTask, command: ScheduledCommand): st
 }
 
 /**
- * A monotonic timer: the first run comes one interval after the timer starts (at install
- * or login), never at once, then one interval after each run started.
+ * A timer that wakes the service on the tick (see wake-tick.ts), not on the task's interval:
+ * monotonic timers start counting again at every boot and login, so one set to the interval
+ * would never fire on a machine restarted more often than that, while the recorded last start
+ * that `--every` is judged against survives restarts. `OnBootSec=` fires a tick after boot,
+ * or at once when the timer starts later than that (at install, where the schedule's anchor
+ * makes that wake a skip, or at login, where a task that came due meanwhile runs);
+ * `OnUnitActiveSec=` then fires a tick after each wake. `Persistent=` would not help: it
+ * only catches up `OnCalendar=` timers.
  */
 export function timerUnit(task: AutomationTask, everyMs: number): string {
-  const every = timespan(everyMs);
+  const tick = wakeTickSeconds(everyMs);
   return [
     HEADER,
     "[Unit]",
-    `Description=Run CodeAlmanac ${task} every ${formatDuration(everyMs)}`,
+    `Description=Run CodeAlmanac ${task} when due, checking every ${formatDuration(tick * 1000)}`,
     "",
     "[Timer]",
-    `OnActiveSec=${every}`,
-    `OnUnitActiveSec=${every}`,
+    `OnBootSec=${tick}s`,
+    `OnUnitActiveSec=${tick}s`,
     `Unit=${serviceUnitName(task)}`,
     "",
     "[Install]",
     "WantedBy=timers.target",
     "",
   ].join("\n");
-}
-
-/** Whole seconds, at least one: finer intervals mean nothing to a scheduled sync. */
-function timespan(everyMs: number): string {
-  return `${Math.max(1, Math.round(everyMs / 1000))}s`;
-}
-
-export function readTimerInterval(text: string): number | null {
-  const match = /^OnUnitActiveSec=(\S+)\s*$/m.exec(text);
-  return match ? parseDuration(match[1]!) : null;
 }
 
 /** The ExecStart= words, unquoted; null when the line is missing or not in the form we write. */

@@ -1,14 +1,23 @@
-/** Schedules as systemd user timers, driven with `systemctl --user`. */
+/**
+ * Schedules as systemd user timers, driven with `systemctl --user`: a timer on the wake tick
+ * starts a service running `__scheduled <task> --every <interval>` (see systemd-units.ts).
+ */
 import { mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { readTextIfPresent, removeIfPresent, writeIfChanged } from "./files.js";
 import type { AutomationTask } from "./model.js";
 import { mustRun, runTool, succeeded, toolFailure, type InstallRequest, type InstalledSchedule, type SchedulerAdapter, type SchedulerContext } from "./scheduler.js";
-import { readExecStart, readTimerInterval, serviceUnit, serviceUnitName, systemdUnitDir, timerUnit, timerUnitName } from "./systemd-units.js";
+import { readExecStart, serviceUnit, serviceUnitName, systemdUnitDir, timerUnit, timerUnitName } from "./systemd-units.js";
+import { argvEvery, intervalChanged } from "./wake-tick.js";
 
 interface TimerState {
   enabled: boolean;
   active: boolean;
+}
+
+/** The interval the installed service runs the task at (its `--every`); null unless both units are there. */
+function installedInterval(service: string | null, timer: string | null): number | null {
+  return service === null || timer === null ? null : argvEvery(readExecStart(service));
 }
 
 /** True when a user service manager answers (in many containers there is no user bus). */
@@ -36,21 +45,25 @@ export function systemdScheduler(ctx: SchedulerContext, reachable = true): Sched
   return {
     kind: "systemd",
 
-    async install({ task, everyMs, command }: InstallRequest) {
+    async install({ task, everyMs, command, anchor }: InstallRequest) {
       const location = timerPath(task);
-      const service = serviceUnit(task, command);
+      const service = serviceUnit(task, everyMs, command);
       const timer = timerUnit(task, everyMs);
-      const sameFiles = readTextIfPresent(servicePath(task)) === service && readTextIfPresent(location) === timer;
-      if (sameFiles) {
+      const installedService = readTextIfPresent(servicePath(task));
+      const installedTimer = readTextIfPresent(location);
+      if (installedService === service && installedTimer === timer) {
         const state = await timerState(task);
         if (state.enabled && state.active) return { location, changed: false };
       }
       mkdirSync(dirname(command.logPath), { recursive: true });
+      // Before the timer starts: a started timer whose boot tick is past wakes the service at once.
+      if (intervalChanged(installedInterval(installedService, installedTimer), everyMs)) anchor();
       writeIfChanged(servicePath(task), service);
       const timerChanged = writeIfChanged(location, timer);
       await systemctl("daemon-reload");
       if (timerChanged) {
-        // A running timer keeps its old schedule until restarted.
+        // A running timer keeps its old tick until restarted. A new interval on the same tick
+        // is only in the service, which systemd reads afresh at its next start.
         await systemctl("enable", timerUnitName(task));
         await systemctl("restart", timerUnitName(task));
       } else {
@@ -89,7 +102,7 @@ export function systemdScheduler(ctx: SchedulerContext, reachable = true): Sched
       return {
         installed: timer !== null && service !== null,
         enabled,
-        intervalMs: timer === null ? null : readTimerInterval(timer),
+        intervalMs: installedInterval(service, timer),
         location,
         argv: service === null ? null : readExecStart(service),
         notes,

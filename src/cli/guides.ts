@@ -17,6 +17,9 @@ export const ROOT_GUIDE: Guide = {
     ["codealmanac topics", "browse the topic graph"],
     ["codealmanac validate", "check the wiki"],
     ["codealmanac jobs", "follow background work"],
+    ["codealmanac sync", "ingest what your agent sessions learned"],
+    ["codealmanac setup", "agent instructions and scheduled sync and garden"],
+    ["codealmanac doctor", "check the installation"],
   ],
 };
 
@@ -110,6 +113,39 @@ export const GUIDES: Record<string, Guide> = {
       ["codealmanac jobs cancel <id>", "stop it"],
       ["codealmanac jobs retry <id>", "queue it again"],
       ["codealmanac jobs prune --older-than 30d", "delete old finished jobs"],
+    ],
+  },
+  sync: {
+    title: "Sync",
+    summary: "Queue ingest runs for new activity in your Claude Code and Codex sessions.",
+    rows: [
+      ["codealmanac sync status", "what the next sync would take (changes nothing)"],
+      ["codealmanac sync", "queue one ingest run per repository"],
+      ["codealmanac sync --from codex", "only Codex sessions (claude, codex)"],
+      ["codealmanac sync --wiki <name>", "only one wiki's sessions"],
+      ["codealmanac sync --since 2d", "also take older sessions never synced"],
+      ["codealmanac sync --json", "machine-readable summary"],
+    ],
+  },
+  config: {
+    title: "Config",
+    summary: "Settings in config.toml under the state directory.",
+    rows: [
+      ["codealmanac config list", "every key and its value"],
+      ["codealmanac config get <key>", "one value"],
+      ["codealmanac config set <key> <value>", "change a value (schedules apply at once)"],
+      ["codealmanac config unset <key>", "back to the default"],
+      ["codealmanac config apply", "check a hand-edited file and apply its schedules"],
+    ],
+  },
+  automation: {
+    title: "Automation",
+    summary: "Scheduled sync and garden (systemd, cron or launchd), or a garden in CI.",
+    rows: [
+      ["codealmanac automation status", "what is scheduled, and how it last went"],
+      ["codealmanac config set automation.sync.every 2h", "change a schedule"],
+      ["codealmanac config set automation.garden.enabled false", "turn one off"],
+      ["codealmanac automation ci --provider github", "a GitHub Actions workflow for a scheduled garden"],
     ],
   },
 };

@@ -61,7 +61,12 @@ export async function runDoctor(deps: DoctorDeps): Promise<DoctorReport> {
 function nodeCheck(version: string): Check {
   const major = Number(version.replace(/^v/, "").split(".")[0]);
   if (major >= MIN_NODE_MAJOR) return { key: "node", status: "ok", message: `Node ${version.replace(/^v/, "")}` };
-  return { key: "node", status: "fail", message: `Node ${version} is too old; codealmanac needs ${MIN_NODE_MAJOR} or later`, fix: `install Node ${MIN_NODE_MAJOR} or later` };
+  return {
+    key: "node",
+    status: "fail",
+    message: `Node ${version} is too old; codealmanac needs ${MIN_NODE_MAJOR} or later`,
+    fix: `install Node ${MIN_NODE_MAJOR} or later`,
+  };
 }
 
 function sqliteCheck(deps: DoctorDeps): Check {
@@ -80,7 +85,9 @@ function sqliteCheck(deps: DoctorDeps): Check {
 
 function databaseCheck(deps: DoctorDeps): Check {
   const { schemaVersion, integrity } = deps.stateDatabase();
-  if (integrity === "ok") return { key: "state.database", status: "ok", message: `${deps.databasePath} (schema ${schemaVersion}, integrity ok)` };
+  if (integrity === "ok") {
+    return { key: "state.database", status: "ok", message: `${deps.databasePath} (schema ${schemaVersion}, integrity ok)` };
+  }
   return {
     key: "state.database",
     status: "fail",
@@ -100,7 +107,9 @@ async function settle<T>(promise: Promise<T>): Promise<Settled<T>> {
 }
 
 function configCheck(deps: DoctorDeps, config: Settled<Config>): Check {
-  if (!config.ok) return { key: "config", status: "fail", message: oneLine(config.error), fix: `fix ${deps.configPath}, or run \`ca setup\` to rewrite it` };
+  if (!config.ok) {
+    return { key: "config", status: "fail", message: oneLine(config.error), fix: `fix ${deps.configPath}, or run \`ca setup\` to rewrite it` };
+  }
   if (!existsSync(deps.configPath)) return { key: "config", status: "ok", message: "no config.toml; defaults apply" };
   return { key: "config", status: "ok", message: `${deps.configPath} is valid` };
 }
@@ -137,13 +146,16 @@ async function scheduleChecks(deps: DoctorDeps): Promise<Check[]> {
 function scheduleCheck(status: ScheduleStatus): Check {
   const key = `schedule.${status.task}`;
   const notes = status.notes.length > 0 ? ` (${status.notes.join("; ")})` : "";
-  if (!status.installed) return { key, status: "warn", message: `not scheduled${notes}`, fix: `ca setup schedules it; or run \`ca ${status.task}\` by hand` };
+  if (!status.installed) {
+    return { key, status: "warn", message: `not scheduled${notes}`, fix: `ca setup schedules it; or run \`ca ${status.task}\` by hand` };
+  }
   const every = status.intervalMs !== null ? `every ${formatDuration(status.intervalMs)}` : "interval unknown";
   const where = `${status.scheduler ?? "scheduler"}${status.location ? `: ${status.location}` : ""}`;
   if (!status.enabled) return { key, status: "warn", message: `installed but not active (${where})${notes}`, fix: "ca setup" };
   const last = status.lastRun;
   if (last && last.exitCode !== null && last.exitCode !== 0) {
-    return { key, status: "warn", message: `${every} (${where}); the last run failed with exit ${last.exitCode}${notes}`, fix: "`ca automation status` shows details" };
+    const message = `${every} (${where}); the last run failed with exit ${last.exitCode}${notes}`;
+    return { key, status: "warn", message, fix: "`ca automation status` shows details" };
   }
   return { key, status: notes ? "warn" : "ok", message: `${every} (${where})${notes}` };
 }
@@ -155,7 +167,9 @@ async function wikiChecks(deps: DoctorDeps): Promise<Check[]> {
   } catch (error) {
     return [{ key: "wiki", status: "fail", message: oneLine(error), fix: "`ca list` shows the registered wikis" }];
   }
-  if (!wiki) return [{ key: "wiki", status: "ok", message: "no wiki here (run doctor inside a repository with almanac/, or pass --wiki NAME)" }];
+  if (!wiki) {
+    return [{ key: "wiki", status: "ok", message: "no wiki here (run doctor inside a repository with almanac/, or pass --wiki NAME)" }];
+  }
   const counts = `${wiki.errors} error${wiki.errors === 1 ? "" : "s"}, ${wiki.warnings} warning${wiki.warnings === 1 ? "" : "s"}`;
   return [
     { key: "wiki", status: "ok", message: `${wiki.name} at ${wiki.root}` },

@@ -54,10 +54,10 @@ export function readinessWarnings(probes: HarnessProbe[], using: HarnessKind | n
   }
   const chosen = using ? probes.find((p) => p.kind === using) : undefined;
   if (chosen && chosen.login === null) {
-    warnings.push({ key: `harness.${chosen.kind}`, status: "warn", message: chosen.readiness.message, fix: HARNESSES[chosen.kind].install });
+    warnings.push(warning(`harness.${chosen.kind}`, chosen.readiness.message, HARNESSES[chosen.kind].install));
   }
   for (const probe of installed.filter((p) => !p.readiness.available)) {
-    warnings.push({ key: `harness.${probe.kind}`, status: "warn", message: probe.readiness.message, fix: probe.readiness.repair ?? HARNESSES[probe.kind].install });
+    warnings.push(warning(`harness.${probe.kind}`, probe.readiness.message, probe.readiness.repair ?? HARNESSES[probe.kind].install));
   }
   const canAuthenticate = installed.some((p) => p.login !== "not_logged_in" || p.credentials.length > 0);
   if (!canAuthenticate) {
@@ -69,4 +69,8 @@ export function readinessWarnings(probes: HarnessProbe[], using: HarnessKind | n
     });
   }
   return warnings;
+}
+
+function warning(key: string, message: string, fix: string): Check {
+  return { key, status: "warn", message, fix };
 }

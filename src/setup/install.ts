@@ -26,7 +26,8 @@ export async function runSetup(request: SetupRequest, deps: InstallDeps): Promis
   const instructions = edits.map(applyInstructions);
   const schedules = request.skipSchedules ? [] : await reconcileSchedules(request, deps);
   for (const failed of schedules) {
-    if (failed.outcome === "failed") warnings.push({ key: `schedule.${failed.task}`, status: "warn", message: failed.message, fix: failed.fix });
+    if (failed.outcome !== "failed") continue;
+    warnings.push({ key: `schedule.${failed.task}`, status: "warn", message: failed.message, fix: failed.fix });
   }
   return { instructions, settings: request.settings, configPath: store.path, schedules, warnings };
 }

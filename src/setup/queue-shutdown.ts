@@ -58,7 +58,7 @@ export async function shutDownQueue(deps: QueueShutdownDeps): Promise<ShutdownRe
     for (const run of [...active].sort((a, b) => statusOrder(a) - statusOrder(b))) {
       const outcome = await deps.jobs.cancel(run.runId);
       if (outcome.record.status === "queued" || outcome.record.status === "running") {
-        throw new ProductError("execution_failed", `could not cancel run ${run.runId}; nothing was removed`);
+        throw new ProductError("execution_failed", `could not cancel run ${run.runId}; no files were removed`);
       }
       if (outcome.changed) cancelled.push(run.runId);
     }
@@ -66,7 +66,7 @@ export async function shutDownQueue(deps: QueueShutdownDeps): Promise<ShutdownRe
   const worker = (await stopWorker(deps)) ?? workerAtStart?.pid ?? null;
   const left = queueActivity(deps);
   if (left.queued + left.running > 0 || left.worker !== null) {
-    throw new ProductError("execution_failed", `the queue kept running (${describeActivity(left)}); nothing was removed, try again`);
+    throw new ProductError("execution_failed", `the queue kept running (${describeActivity(left)}); no files were removed, try again`);
   }
   return { cancelled, worker };
 }
@@ -104,7 +104,7 @@ async function stopWorker(deps: QueueShutdownDeps): Promise<number | null> {
   if (!stop.confirmed) {
     throw new ProductError(
       "execution_failed",
-      `could not stop the worker (pid ${worker.pid}; still alive: ${stop.survivors.join(", ")}); nothing was removed`,
+      `could not stop the worker (pid ${worker.pid}; still alive: ${stop.survivors.join(", ")}); no files were removed`,
     );
   }
   return worker.pid;

@@ -25,15 +25,21 @@ export function configSettingsStore(path: string, onWrite: () => void): Settings
     async saveSettings(settings) {
       const before = readConfigText(path) ?? "";
       const current = checkConfigText(before);
-      if (!current.ok) throw invalid(`cannot save the setup settings: ${describeProblem(path, current.problem)}; fix it by hand, then run setup again`);
+      if (!current.ok) {
+        throw invalid(`cannot save the setup settings: ${describeProblem(path, current.problem)}; fix it by hand, then run setup again`);
+      }
       let text = assignments(settings).reduce((t, a) => setKey(t, a.table, a.name, a.value), before);
       if (before === "" && !text.endsWith("\n")) text += "\n";
       // A model chosen for another harness would make the file invalid: it goes with the switch.
       const model = current.data.harness?.model;
-      if (settings.harnessDefault && model !== undefined && !modelFits(model, settings.harnessDefault)) text = removeKey(text, "harness", "model");
+      if (settings.harnessDefault && model !== undefined && !modelFits(model, settings.harnessDefault)) {
+        text = removeKey(text, "harness", "model");
+      }
       const after = checkConfigText(text);
       if (!after.ok || !matches(after.data, settings)) {
-        throw invalid(`cannot save the setup settings: ${path} spells these keys in a form setup does not edit (a dotted key or an inline table); edit the file by hand`);
+        throw invalid(
+          `cannot save the setup settings: ${path} spells these keys in a form setup does not edit (a dotted key or an inline table); edit the file by hand`,
+        );
       }
       if (text === before) return;
       writeConfigAtomically(path, text);

@@ -76,7 +76,8 @@ export function isBusy(activity: QueueActivity): boolean {
 
 /** The one-line refusal when work is in flight and cancelling it was not asked for. */
 export function busyMessage(activity: QueueActivity): string {
-  return `uninstall would delete the run queue while work is in flight: ${describeActivity(activity)}; pass --yes to cancel it and uninstall, or wait for it to finish`;
+  const what = describeActivity(activity);
+  return `uninstall would delete the run queue while work is in flight: ${what}; pass --yes to cancel it and uninstall, or wait for it to finish`;
 }
 
 /**
@@ -110,7 +111,8 @@ export async function runUninstall(plan: UninstallPlan, deps: UninstallDeps, opt
   const schedules = await removeSchedules(plan, deps, warnings);
   const instructions = INSTRUCTION_TARGETS.flatMap((target) => removeInstructions(target, deps.env));
   const stateRoot = removeState(plan, deps, queue, warnings);
-  return { instructions, schedules, stateRoot, cancelled: shutdown.cancelled, worker: shutdown.worker, warnings, packageCommand: PACKAGE_UNINSTALL };
+  const { cancelled, worker } = shutdown;
+  return { instructions, schedules, stateRoot, cancelled, worker, warnings, packageCommand: PACKAGE_UNINSTALL };
 }
 
 /** Every scheduler that may hold one is asked, not only the one status reads: detection may have changed since setup. */

@@ -3,9 +3,7 @@ import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { cronLine, parseCrontab } from "../../src/automation/cron-table.js";
 import { readScheduleAnchor } from "../../src/automation/run-records.js";
-import { scheduledCommand } from "../../src/automation/scheduled-command.js";
-import { HOUR, NOW, schedulerWorlds } from "./support.js";
-import { ROOT } from "../support/cli.js";
+import { anchorWatcher, HOUR, NOW, schedulerWorlds } from "./support.js";
 
 const world = schedulerWorlds();
 const FOREIGN = "SHELL=/bin/bash\n# someone else's job\n*/5 * * * *   /usr/bin/true  # keep my spacing\n\n@daily other --flag 'quoted arg'";
@@ -22,7 +20,7 @@ describe("cron", () => {
     installForeign(w, FOREIGN);
     const result = await w.automation().reconcile("sync", { enabled: true, everyMs: 5 * HOUR });
     expect(result).toEqual({ task: "sync", enabled: true, intervalMs: 5 * HOUR, scheduler: "cron", location: "crontab", changed: true });
-    const command = scheduledCommand({ env: w.env, paths: w.paths, cliPath: join(ROOT, "dist", "bin.js"), nodePath: "/usr/bin/node" }, "sync");
+    const command = w.command("sync");
     expect(w.crontab()).toBe(
       `# >>> codealmanac >>> (managed by \`ca config\`; lines in this block are replaced)\n${cronLine(5 * HOUR, command)}\n# <<< codealmanac <<<\n${FOREIGN}`,
     );
@@ -75,6 +73,13 @@ describe("cron", () => {
     expect(readScheduleAnchor(w.paths, "sync")).toBe(NOW + HOUR);
     await automation.reconcile("sync", { enabled: false, everyMs: 2 * HOUR });
     expect(readScheduleAnchor(w.paths, "sync")).toBeNull();
+  });
+
+  test("the anchor is written before the line is, so cron never wakes the task without it", async () => {
+    const w = world("cron");
+    const watcher = anchorWatcher(w.paths, "garden");
+    await w.automation({ run: watcher.run }).reconcile("garden", { enabled: true, everyMs: 24 * HOUR });
+    expect(watcher.seen).toEqual(["crontab -l @ no anchor", `crontab - @ ${NOW}`]);
   });
 
   test("status reads the interval back from the line", async () => {

@@ -3,7 +3,8 @@ import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSy
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { describe, expect, test } from "vitest";
-import { cronDueToleranceMs, cronLine, cronTickMinutes, parseCrontab, splitShellWords, withTaskLine } from "../../src/automation/cron-table.js";
+import { cronLine, parseCrontab, splitShellWords, withTaskLine } from "../../src/automation/cron-table.js";
+import { dueToleranceMs, wakeTickMinutes } from "../../src/automation/wake-tick.js";
 import { HOUR, sampleCommand } from "./support.js";
 
 const BEGIN = "# >>> codealmanac >>> (managed by `ca config`; lines in this block are replaced)";
@@ -17,15 +18,15 @@ describe("cron lines", () => {
   });
 
   test("the tick is 15 minutes, or a divisor of 60 no longer than a shorter interval", () => {
-    expect(cronTickMinutes(24 * HOUR)).toBe(15);
-    expect(cronTickMinutes(15 * 60_000)).toBe(15);
-    expect(cronTickMinutes(14 * 60_000)).toBe(12);
-    expect(cronTickMinutes(7 * 60_000)).toBe(6);
-    expect(cronTickMinutes(60_000)).toBe(1);
-    expect(cronTickMinutes(20_000)).toBe(1);
+    expect(wakeTickMinutes(24 * HOUR)).toBe(15);
+    expect(wakeTickMinutes(15 * 60_000)).toBe(15);
+    expect(wakeTickMinutes(14 * 60_000)).toBe(12);
+    expect(wakeTickMinutes(7 * 60_000)).toBe(6);
+    expect(wakeTickMinutes(60_000)).toBe(1);
+    expect(wakeTickMinutes(20_000)).toBe(1);
     expect(cronLine(7 * 60_000, sampleCommand())).toMatch(/^\*\/6 \* \* \* \* /);
     expect(cronLine(30_000, sampleCommand())).toMatch(/^\* \* \* \* \* /);
-    expect(cronDueToleranceMs(5 * HOUR)).toBe(7.5 * 60_000);
+    expect(dueToleranceMs(5 * HOUR)).toBe(7.5 * 60_000);
   });
 
   test("odd characters are shell-quoted, % is escaped for cron, and the line reads back", () => {

@@ -2,9 +2,8 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { launchAgentPlist } from "../../src/automation/launchd-plist.js";
-import { scheduledCommand } from "../../src/automation/scheduled-command.js";
-import { HOUR, schedulerWorlds } from "./support.js";
-import { ROOT } from "../support/cli.js";
+import { readScheduleAnchor } from "../../src/automation/run-records.js";
+import { anchorWatcher, HOUR, NOW, schedulerWorlds } from "./support.js";
 
 const world = schedulerWorlds();
 const launchctlCalls = (w: ReturnType<typeof world>) => w.calls().filter((c) => c.tool === "launchctl").map((c) => c.argv.join(" "));
@@ -16,21 +15,37 @@ describe("launchd", () => {
     const result = await automation.reconcile("sync", { enabled: true, everyMs: 5 * HOUR });
     const plist = join(w.home, "Library", "LaunchAgents", "com.codealmanac.sync.plist");
     expect(result).toEqual({ task: "sync", enabled: true, intervalMs: 5 * HOUR, scheduler: "launchd", location: plist, changed: true });
-    const command = scheduledCommand({ env: w.env, paths: w.paths, cliPath: join(ROOT, "dist", "bin.js"), nodePath: "/usr/bin/node" }, "sync");
+    const command = w.command("sync");
     expect(readFileSync(plist, "utf8")).toBe(launchAgentPlist("sync", 5 * HOUR, command));
     expect(launchctlCalls(w)).toEqual(["bootout gui/501/com.codealmanac.sync", `bootstrap gui/501 ${plist}`]);
     expect(w.launchd()["com.codealmanac.sync"]).toMatchObject({ domain: "gui/501", loads: 1 });
+    expect(readScheduleAnchor(w.paths, "sync")).toBe(NOW);
   });
 
-  test("the same settings again only ask whether the agent is loaded", async () => {
+  test("the same settings again only ask whether the agent is loaded; a new interval reloads it and re-anchors", async () => {
     const w = world(null);
-    await w.automation({ platform: "darwin" }).reconcile("sync", { enabled: true, everyMs: 5 * HOUR });
+    let now = NOW;
+    const automation = w.automation({ platform: "darwin", now: () => now });
+    await automation.reconcile("sync", { enabled: true, everyMs: 5 * HOUR });
     w.resetCalls();
-    const again = await w.automation({ platform: "darwin" }).reconcile("sync", { enabled: true, everyMs: 5 * HOUR });
+    now += HOUR;
+    const again = await automation.reconcile("sync", { enabled: true, everyMs: 5 * HOUR });
     expect(again.changed).toBe(false);
     expect(launchctlCalls(w)).toEqual(["print gui/501/com.codealmanac.sync"]);
-    await w.automation({ platform: "darwin" }).reconcile("sync", { enabled: true, everyMs: HOUR });
+    expect(readScheduleAnchor(w.paths, "sync")).toBe(NOW);
+    await automation.reconcile("sync", { enabled: true, everyMs: 2 * HOUR });
     expect(w.launchd()["com.codealmanac.sync"]!.loads).toBe(2);
+    expect(readFileSync(join(w.home, "Library", "LaunchAgents", "com.codealmanac.sync.plist"), "utf8")).toContain(
+      "    <string>--every</string>\n    <string>2h</string>\n  </array>\n  <key>StartInterval</key>\n  <integer>900</integer>\n",
+    );
+    expect(readScheduleAnchor(w.paths, "sync")).toBe(NOW + HOUR);
+  });
+
+  test("the anchor is written before the agent is loaded", async () => {
+    const w = world("launchd");
+    const watcher = anchorWatcher(w.paths, "garden");
+    await w.automation({ run: watcher.run }).reconcile("garden", { enabled: true, everyMs: 24 * HOUR });
+    expect(watcher.seen.at(-1)).toBe(`launchctl bootstrap gui/501 ${join(w.home, "Library", "LaunchAgents", "com.codealmanac.garden.plist")} @ ${NOW}`);
   });
 
   test("disabling boots the agent out and deletes the plist; a second time changes nothing", async () => {
@@ -41,10 +56,11 @@ describe("launchd", () => {
     expect(result.changed).toBe(true);
     expect(existsSync(join(w.home, "Library", "LaunchAgents", "com.codealmanac.garden.plist"))).toBe(false);
     expect(w.launchd()).toEqual({});
+    expect(readScheduleAnchor(w.paths, "garden")).toBeNull();
     expect((await automation.reconcile("garden", { enabled: false, everyMs: 24 * HOUR })).changed).toBe(false);
   });
 
-  test("status reads the interval from the plist and whether the agent is loaded", async () => {
+  test("status reads the interval from the plist's --every and whether the agent is loaded", async () => {
     const w = world("launchd");
     await w.automation().reconcile("garden", { enabled: true, everyMs: 24 * HOUR });
     const [garden, sync] = await w.automation().status(["garden", "sync"]);

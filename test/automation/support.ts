@@ -1,13 +1,15 @@
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach } from "vitest";
 import { statePaths, type StatePaths } from "../../src/core/paths.js";
 import { runCommand } from "../../src/core/exec.js";
+import type { CommandRunner } from "../../src/core/command.js";
+import { readScheduleAnchor } from "../../src/automation/run-records.js";
 import { createAutomation, type AutomationDeps } from "../../src/automation/service.js";
-import type { Automation, SchedulerKind } from "../../src/automation/model.js";
-import type { ScheduledCommand } from "../../src/automation/scheduled-command.js";
+import type { Automation, AutomationTask, SchedulerKind } from "../../src/automation/model.js";
+import { scheduledCommand, type ScheduledCommand } from "../../src/automation/scheduled-command.js";
 import { ROOT } from "../support/cli.js";
 
 /** The fake systemctl, launchctl and crontab (see fake-scheduler.mjs); never on PATH unless a test puts it there. */
@@ -25,6 +27,10 @@ export interface SchedulerWorld {
   /** The fakes' state folder (FAKE_SCHEDULER_DIR). */
   fakeDir: string;
   env: NodeJS.ProcessEnv;
+  /** The CLI script the schedules start: a stand-in of our own, which a build running meanwhile cannot remove. */
+  cliPath: string;
+  /** What `automation()` (with no overrides) installs for the task. */
+  command(task: AutomationTask): ScheduledCommand;
   calls(): Call[];
   /** Forgets the calls so far. */
   resetCalls(): void;
@@ -59,6 +65,9 @@ export function schedulerWorlds(): (kind: SchedulerKind | null, extraEnv?: NodeJ
       ...extraEnv,
     };
     const paths = statePaths(env);
+    const cliPath = join(dir, "codealmanac", "dist", "bin.js");
+    mkdirSync(join(cliPath, ".."), { recursive: true });
+    writeFileSync(cliPath, "");
     const json = (name: string) => (existsSync(join(fakeDir, name)) ? JSON.parse(readFileSync(join(fakeDir, name), "utf8")) : {});
     const world: SchedulerWorld = {
       dir,
@@ -66,6 +75,8 @@ export function schedulerWorlds(): (kind: SchedulerKind | null, extraEnv?: NodeJ
       paths,
       fakeDir,
       env,
+      cliPath,
+      command: (task) => scheduledCommand({ env: world.env, paths: world.paths, cliPath, nodePath: NODE_PATH }, task),
       calls: () =>
         existsSync(join(fakeDir, "calls.jsonl"))
           ? readFileSync(join(fakeDir, "calls.jsonl"), "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l) as Call)
@@ -80,8 +91,8 @@ export function schedulerWorlds(): (kind: SchedulerKind | null, extraEnv?: NodeJ
           paths: world.paths,
           platform: "linux",
           run: runCommand,
-          cliPath: join(ROOT, "dist", "bin.js"),
-          nodePath: "/usr/bin/node",
+          cliPath,
+          nodePath: NODE_PATH,
           now: () => NOW,
           uid: 501,
           ...overrides,
@@ -89,6 +100,19 @@ export function schedulerWorlds(): (kind: SchedulerKind | null, extraEnv?: NodeJ
     };
     return world;
   };
+}
+
+/** The node the schedules start: this one, so status finds it wherever the tests run. */
+const NODE_PATH = process.execPath;
+
+/** A runner that notes, for each call of one tool, the task's schedule anchor at that moment. */
+export function anchorWatcher(paths: StatePaths, task: AutomationTask): { run: CommandRunner; seen: string[] } {
+  const seen: string[] = [];
+  const run: CommandRunner = (file, args, request) => {
+    seen.push(`${file} ${args.join(" ")} @ ${readScheduleAnchor(paths, task) ?? "no anchor"}`);
+    return runCommand(file, args, request);
+  };
+  return { run, seen };
 }
 
 /** A fixed clock for everything that records a time. */

@@ -2,10 +2,8 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { serviceUnit, timerUnit } from "../../src/automation/systemd-units.js";
-import { scheduledCommand } from "../../src/automation/scheduled-command.js";
-import { startTaskRun, finishTaskRun } from "../../src/automation/run-records.js";
-import { HOUR, NOW, schedulerWorlds } from "./support.js";
-import { ROOT } from "../support/cli.js";
+import { finishTaskRun, readScheduleAnchor, startTaskRun } from "../../src/automation/run-records.js";
+import { anchorWatcher, HOUR, NOW, schedulerWorlds } from "./support.js";
 
 const world = schedulerWorlds();
 const SYNC = { enabled: true, everyMs: 5 * HOUR };
@@ -24,8 +22,8 @@ describe("systemd user timers", () => {
       location: join(dir, "codealmanac-sync.timer"),
       changed: true,
     });
-    const command = scheduledCommand({ env: w.env, paths: w.paths, cliPath: join(ROOT, "dist", "bin.js"), nodePath: "/usr/bin/node" }, "sync");
-    expect(readFileSync(join(dir, "codealmanac-sync.service"), "utf8")).toBe(serviceUnit("sync", command));
+    const command = w.command("sync");
+    expect(readFileSync(join(dir, "codealmanac-sync.service"), "utf8")).toBe(serviceUnit("sync", 5 * HOUR, command));
     expect(readFileSync(join(dir, "codealmanac-sync.timer"), "utf8")).toBe(timerUnit("sync", 5 * HOUR));
     expect(systemctlCalls(w)).toEqual([
       "--user daemon-reload",
@@ -34,6 +32,7 @@ describe("systemd user timers", () => {
     ]);
     expect(w.systemd()["codealmanac-sync.timer"]).toMatchObject({ enabled: true, active: true });
     expect(existsSync(join(w.paths.logs, "automation"))).toBe(true);
+    expect(readScheduleAnchor(w.paths, "sync")).toBe(NOW);
   });
 
   test("reconciling again with the same settings changes nothing and does not restart the timer", async () => {
@@ -49,23 +48,56 @@ describe("systemd user timers", () => {
     expect(w.systemd()["codealmanac-sync.timer"]!.restarts).toBe(1);
   });
 
-  test("a new interval rewrites the timer and restarts it; a timer someone stopped is started again", async () => {
+  test("a new tick rewrites the timer and restarts it; a timer someone stopped is started again", async () => {
     const w = world("systemd");
     await w.automation().reconcile("sync", SYNC);
-    await w.automation().reconcile("sync", { enabled: true, everyMs: 2 * HOUR });
+    await w.automation().reconcile("sync", { enabled: true, everyMs: 10 * 60_000 });
     expect(w.systemd()["codealmanac-sync.timer"]!.restarts).toBe(2);
-    expect(readFileSync(join(w.home, ".config", "systemd", "user", "codealmanac-sync.timer"), "utf8")).toContain("OnUnitActiveSec=7200s\n");
+    expect(readFileSync(join(w.home, ".config", "systemd", "user", "codealmanac-sync.timer"), "utf8")).toContain("OnUnitActiveSec=600s\n");
 
     const state = JSON.parse(readFileSync(join(w.fakeDir, "systemd.json"), "utf8"));
     state["codealmanac-sync.timer"].active = false;
     writeFileSync(join(w.fakeDir, "systemd.json"), JSON.stringify(state));
     w.resetCalls();
-    const restarted = await w.automation().reconcile("sync", { enabled: true, everyMs: 2 * HOUR });
+    const restarted = await w.automation().reconcile("sync", { enabled: true, everyMs: 10 * 60_000 });
     expect(restarted.changed).toBe(true);
     expect(systemctlCalls(w)).toEqual([
       "--user show codealmanac-sync.timer --property=UnitFileState,ActiveState",
       "--user daemon-reload",
       "--user enable --now codealmanac-sync.timer",
+    ]);
+  });
+
+  test("a new interval on the same tick rewrites only the service and re-anchors; a new PATH does not re-anchor", async () => {
+    const w = world("systemd");
+    const dir = join(w.home, ".config", "systemd", "user");
+    let now = NOW;
+    await w.automation({ now: () => now }).reconcile("sync", SYNC);
+    const timer = readFileSync(join(dir, "codealmanac-sync.timer"), "utf8");
+    now += HOUR;
+    w.resetCalls();
+    const result = await w.automation({ now: () => now }).reconcile("sync", { enabled: true, everyMs: 2 * HOUR });
+    expect(result.changed).toBe(true);
+    expect(readFileSync(join(dir, "codealmanac-sync.service"), "utf8")).toContain('"__scheduled" "sync" "--every" "2h"\n');
+    expect(readFileSync(join(dir, "codealmanac-sync.timer"), "utf8")).toBe(timer);
+    expect(systemctlCalls(w)).toEqual(["--user daemon-reload", "--user enable --now codealmanac-sync.timer"]);
+    expect(w.systemd()["codealmanac-sync.timer"]!.restarts).toBe(1);
+    expect(readScheduleAnchor(w.paths, "sync")).toBe(NOW + HOUR);
+
+    now += HOUR;
+    const moved = await w.automation({ now: () => now, env: { ...w.env, PATH: `/new/bin:${w.env.PATH}` } }).reconcile("sync", { enabled: true, everyMs: 2 * HOUR });
+    expect(moved.changed).toBe(true);
+    expect(readScheduleAnchor(w.paths, "sync")).toBe(NOW + HOUR);
+  });
+
+  test("the anchor is written before the timer starts, since a timer started after its boot tick wakes the service at once", async () => {
+    const w = world("systemd");
+    const watcher = anchorWatcher(w.paths, "sync");
+    await w.automation({ run: watcher.run }).reconcile("sync", SYNC);
+    expect(watcher.seen).toEqual([
+      `systemctl --user daemon-reload @ ${NOW}`,
+      `systemctl --user enable codealmanac-sync.timer @ ${NOW}`,
+      `systemctl --user restart codealmanac-sync.timer @ ${NOW}`,
     ]);
   });
 
@@ -80,11 +112,12 @@ describe("systemd user timers", () => {
     expect(existsSync(join(dir, "codealmanac-garden.service"))).toBe(false);
     expect(systemctlCalls(w)).toEqual(["--user disable --now codealmanac-garden.timer", "--user daemon-reload"]);
     expect(w.systemd()["codealmanac-garden.timer"]).toMatchObject({ enabled: false, active: false });
+    expect(readScheduleAnchor(w.paths, "garden")).toBeNull();
     const again = await w.automation().reconcile("garden", { enabled: false, everyMs: 24 * HOUR });
     expect(again.changed).toBe(false);
   });
 
-  test("status reads back what is installed and the last run", async () => {
+  test("status reads back what is installed, the interval from the service's --every, and the last run", async () => {
     const w = world("systemd");
     await w.automation().reconcile("sync", SYNC);
     startTaskRun(w.paths, "sync", NOW - HOUR);

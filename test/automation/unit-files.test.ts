@@ -4,13 +4,14 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { resolveExecutable } from "../../src/core/executables.js";
 import { describe, expect, test } from "vitest";
-import { quoteArgument, readExecStart, readTimerInterval, serviceUnit, systemdUnitDir, timerUnit } from "../../src/automation/systemd-units.js";
-import { launchAgentPath, launchAgentPlist, readProgramArguments, readStartInterval } from "../../src/automation/launchd-plist.js";
+import { quoteArgument, readExecStart, serviceUnit, systemdUnitDir, timerUnit } from "../../src/automation/systemd-units.js";
+import { launchAgentPath, launchAgentPlist, readProgramArguments } from "../../src/automation/launchd-plist.js";
+import { argvEvery } from "../../src/automation/wake-tick.js";
 import { HOUR, sampleCommand } from "./support.js";
 
 describe("systemd units", () => {
-  test("the service runs the command once, with its environment, appending to the task log", () => {
-    expect(serviceUnit("sync", sampleCommand())).toBe(
+  test("the service runs the command once with the task's interval, with its environment, appending to the task log", () => {
+    expect(serviceUnit("sync", 5 * HOUR, sampleCommand())).toBe(
       [
         "# Written by CodeAlmanac; change it with `ca config set automation.<task>.*`, not here.",
         "[Unit]",
@@ -18,7 +19,7 @@ describe("systemd units", () => {
         "",
         "[Service]",
         "Type=oneshot",
-        'ExecStart="/usr/bin/node" "/opt/ca/dist/bin.js" "__scheduled" "sync"',
+        'ExecStart="/usr/bin/node" "/opt/ca/dist/bin.js" "__scheduled" "sync" "--every" "5h"',
         'Environment="PATH=/home/u/.local/bin:/usr/local/bin:/usr/bin:/bin"',
         'Environment="CODEALMANAC_HOME=/home/u/.codealmanac"',
         "StandardOutput=append:/home/u/.codealmanac/logs/automation/sync.log",
@@ -29,16 +30,16 @@ describe("systemd units", () => {
     );
   });
 
-  test("the timer first fires one interval after it starts, then one interval after each run", () => {
+  test("the timer wakes the service a tick after boot, then a tick after each wake, whatever the interval", () => {
     expect(timerUnit("garden", 24 * HOUR)).toBe(
       [
         "# Written by CodeAlmanac; change it with `ca config set automation.<task>.*`, not here.",
         "[Unit]",
-        "Description=Run CodeAlmanac garden every 24h",
+        "Description=Run CodeAlmanac garden when due, checking every 15m",
         "",
         "[Timer]",
-        "OnActiveSec=86400s",
-        "OnUnitActiveSec=86400s",
+        "OnBootSec=900s",
+        "OnUnitActiveSec=900s",
         "Unit=codealmanac-garden.service",
         "",
         "[Install]",
@@ -46,8 +47,11 @@ describe("systemd units", () => {
         "",
       ].join("\n"),
     );
-    expect(readTimerInterval(timerUnit("garden", 24 * HOUR))).toBe(24 * HOUR);
-    expect(readTimerInterval(timerUnit("sync", 90 * 60_000))).toBe(90 * 60_000);
+    expect(timerUnit("sync", 5 * HOUR)).toBe(timerUnit("sync", 24 * HOUR).replace(/garden/g, "sync"));
+    expect(timerUnit("sync", 7 * 60_000)).toContain("\nOnBootSec=360s\nOnUnitActiveSec=360s\n");
+    expect(timerUnit("sync", 30_000)).toContain("Description=Run CodeAlmanac sync when due, checking every 1m\n");
+    expect(argvEvery(readExecStart(serviceUnit("garden", 24 * HOUR, sampleCommand("garden"))))).toBe(24 * HOUR);
+    expect(argvEvery(readExecStart(serviceUnit("sync", 90 * 60_000, sampleCommand())))).toBe(90 * 60_000);
   });
 
   test("paths with spaces, quotes, backslashes, % and $ survive systemd's quoting", () => {
@@ -55,8 +59,8 @@ describe("systemd units", () => {
     expect(quoteArgument(odd)).toBe('"/tmp/my dir/50%% \\"off\\"/$$HOME\\\\x/bin.js"');
     expect(quoteArgument("PATH=/a%b:$c", false)).toBe('"PATH=/a%%b:$c"');
     const command = sampleCommand("sync", { argv: ["/usr/bin/node", odd, "__scheduled", "sync"], logPath: "/s/50%/sync.log" });
-    const unit = serviceUnit("sync", command);
-    expect(readExecStart(unit)).toEqual(command.argv);
+    const unit = serviceUnit("sync", 5 * HOUR, command);
+    expect(readExecStart(unit)).toEqual([...command.argv, "--every", "5h"]);
     expect(unit).toContain("StandardOutput=append:/s/50%%/sync.log\n");
   });
 
@@ -68,7 +72,7 @@ describe("systemd units", () => {
 });
 
 describe("launchd agent", () => {
-  test("the plist names the program, interval, environment and log, and does not run at load", () => {
+  test("the plist names the program with the interval, the wake tick, environment and log, and does not run at load", () => {
     expect(launchAgentPlist("sync", 5 * HOUR, sampleCommand())).toBe(
       [
         '<?xml version="1.0" encoding="UTF-8"?>',
@@ -83,9 +87,11 @@ describe("launchd agent", () => {
         "    <string>/opt/ca/dist/bin.js</string>",
         "    <string>__scheduled</string>",
         "    <string>sync</string>",
+        "    <string>--every</string>",
+        "    <string>5h</string>",
         "  </array>",
         "  <key>StartInterval</key>",
-        "  <integer>18000</integer>",
+        "  <integer>900</integer>",
         "  <key>EnvironmentVariables</key>",
         "  <dict>",
         "    <key>PATH</key>",
@@ -113,8 +119,9 @@ describe("launchd agent", () => {
     const argv = ["/usr/bin/node", "/Users/a&b/<x>/'q\"/bin.js", "__scheduled", "garden"];
     const plist = launchAgentPlist("garden", 24 * HOUR, sampleCommand("garden", { argv }));
     expect(plist).toContain("<string>/Users/a&amp;b/&lt;x&gt;/&apos;q&quot;/bin.js</string>");
-    expect(readProgramArguments(plist)).toEqual(argv);
-    expect(readStartInterval(plist)).toBe(24 * HOUR);
+    expect(readProgramArguments(plist)).toEqual([...argv, "--every", "24h"]);
+    expect(argvEvery(readProgramArguments(plist))).toBe(24 * HOUR);
+    expect(launchAgentPlist("garden", 7 * 60_000, sampleCommand("garden"))).toContain("<key>StartInterval</key>\n  <integer>360</integer>\n");
   });
 });
 
@@ -132,7 +139,7 @@ describe.skipIf(!systemdAnalyze)("systemd's own check of the units", () => {
         argv: [process.execPath, script, "__scheduled", "sync"],
         logPath: join(dir, "logs dir", "sync.log"),
       });
-      writeFileSync(join(dir, "codealmanac-sync.service"), serviceUnit("sync", command));
+      writeFileSync(join(dir, "codealmanac-sync.service"), serviceUnit("sync", 5 * HOUR, command));
       writeFileSync(join(dir, "codealmanac-sync.timer"), timerUnit("sync", 5 * HOUR));
       // The system manager's checks: the user manager's need a user bus, which containers often lack.
       const result = spawnSync("systemd-analyze", ["verify", join(dir, "codealmanac-sync.timer"), join(dir, "codealmanac-sync.service")], { encoding: "utf8" });

@@ -1,9 +1,11 @@
-import { existsSync, readFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { parse } from "yaml";
 import { createAutomation } from "../../src/automation/service.js";
-import { finishTaskRun, readTaskRun, startTaskRun } from "../../src/automation/run-records.js";
+import { finishTaskRun, readScheduleAnchor, readTaskRun, startTaskRun } from "../../src/automation/run-records.js";
+import { readExecStart, serviceUnitName, systemdUnitDir } from "../../src/automation/systemd-units.js";
 import { taskLogPath } from "../../src/automation/task-log.js";
 import { runCommand } from "../../src/core/exec.js";
 import { statePaths } from "../../src/core/paths.js";
@@ -14,24 +16,24 @@ import { SCHEDULER_BIN } from "../automation/support.js";
 const HOUR = 3_600_000;
 const boxes = freshSandboxes();
 
-/** A sandbox whose scheduler is the fake crontab, so nothing touches the real one. */
-function cronBox(): Sandbox {
+/** A sandbox whose scheduler is the fake crontab (or fake systemctl), so nothing touches the real one. */
+function schedulerBox(scheduler: "cron" | "systemd" = "cron"): Sandbox {
   const box = boxes();
   Object.assign(box.env, {
     PATH: `${SCHEDULER_BIN}:${FAKE_BIN}:${process.env.PATH ?? ""}`,
     FAKE_SCHEDULER_DIR: join(box.dir, "fake-scheduler"),
-    CODEALMANAC_SCHEDULER: "cron",
+    CODEALMANAC_SCHEDULER: scheduler,
   });
   return box;
 }
 
-function automationOf(box: Sandbox) {
-  return createAutomation({ env: box.env, paths: statePaths(box.env), platform: "linux", run: runCommand, cliPath: BIN, nodePath: process.execPath, now: Date.now });
+function automationOf(box: Sandbox, now = Date.now) {
+  return createAutomation({ env: box.env, paths: statePaths(box.env), platform: "linux", run: runCommand, cliPath: BIN, nodePath: process.execPath, now });
 }
 
 describe("automation status", () => {
   test("--json: each task's schedule read back, with its interval and last run", async () => {
-    const box = cronBox();
+    const box = schedulerBox();
     await automationOf(box).reconcile("sync", { enabled: true, everyMs: 5 * HOUR });
     const paths = statePaths(box.env);
     startTaskRun(paths, "sync", Date.UTC(2025, 0, 2, 3, 4, 5));
@@ -57,7 +59,7 @@ describe("automation status", () => {
   });
 
   test("human: one block per task", async () => {
-    const box = cronBox();
+    const box = schedulerBox();
     await automationOf(box).reconcile("garden", { enabled: true, everyMs: 24 * HOUR });
     const result = box.run(["automation", "status", "garden", "sync"]);
     expect(result.stderr).toBe("");
@@ -78,7 +80,7 @@ describe("automation status", () => {
   });
 
   test("an unknown task is refused in one line; no scheduler is a note, not a failure", () => {
-    const box = cronBox();
+    const box = schedulerBox();
     const bad = box.run(["automation", "status", "update"]);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toBe('codealmanac: unknown task "update" (expected sync, garden)\n');
@@ -93,7 +95,7 @@ describe("automation status", () => {
 
 describe("automation", () => {
   test("without a subcommand prints its help on stdout", () => {
-    const result = cronBox().run(["automation"]);
+    const result = schedulerBox().run(["automation"]);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("Usage: codealmanac automation [options] [command]");
     expect(result.stdout).toMatch(/\n {2}status \[options\] \[tasks\.\.\.\] /);
@@ -103,7 +105,7 @@ describe("automation", () => {
 
 describe("automation ci", () => {
   test("prints a GitHub workflow and says where to save it and which secret to add", () => {
-    const box = cronBox();
+    const box = schedulerBox();
     const result = box.run(["automation", "ci", "--provider", "github", "--using", "claude", "--every", "12h"]);
     expect(result.code).toBe(0);
     const workflow = parse(result.stdout) as { on: { schedule: { cron: string }[] }; jobs: { garden: { steps: { run?: string }[] } } };
@@ -115,7 +117,7 @@ describe("automation ci", () => {
   });
 
   test("--json wraps the workflow text with where it goes", () => {
-    const result = cronBox().run(["automation", "ci", "--provider", "github", "--json"]);
+    const result = schedulerBox().run(["automation", "ci", "--provider", "github", "--json"]);
     expect(result.code).toBe(0);
     expect(result.stderr).toBe("");
     const out = result.json<{ workflow: string }>();
@@ -124,7 +126,7 @@ describe("automation ci", () => {
   });
 
   test("an unknown provider or schedule is a one-line error naming the flag", () => {
-    const box = cronBox();
+    const box = schedulerBox();
     const provider = box.run(["automation", "ci", "--provider", "gitlab"]);
     expect([provider.code, provider.stdout, provider.stderr]).toEqual([1, "", 'codealmanac: unknown --provider "gitlab" (expected github)\n']);
     const every = box.run(["automation", "ci", "--provider", "github", "--every", "90m", "--json"]);
@@ -140,13 +142,13 @@ describe("automation ci", () => {
 
 describe("__scheduled", () => {
   test("is hidden from help", () => {
-    const help = cronBox().run(["--help"]);
+    const help = schedulerBox().run(["--help"]);
     expect(help.stdout).toContain("automation");
     expect(help.stdout).not.toContain("__scheduled");
   });
 
   test("--every skips a task that is not due: exit 0, no output, one log line, record untouched", () => {
-    const box = cronBox();
+    const box = schedulerBox();
     const paths = statePaths(box.env);
     const started = Date.now() - HOUR;
     startTaskRun(paths, "sync", started);
@@ -157,7 +159,7 @@ describe("__scheduled", () => {
   });
 
   test("a bad task or --every is refused before anything is recorded", () => {
-    const box = cronBox();
+    const box = schedulerBox();
     const task = box.run(["__scheduled", "update"]);
     expect([task.code, task.stderr]).toEqual([1, 'codealmanac: unknown task "update" (expected sync, garden)\n']);
     const every = box.run(["__scheduled", "garden", "--every", "often"]);
@@ -166,12 +168,32 @@ describe("__scheduled", () => {
   });
 
   test("a due task runs, and its record and log carry the exit code", () => {
-    const box = cronBox();
+    const box = schedulerBox();
     const paths = statePaths(box.env);
     const result = box.run(["__scheduled", "sync", "--every", "5h"]);
     const record = readTaskRun(paths, "sync");
     expect(record).not.toBeNull();
     expect(record!.exitCode).toBe(result.code);
     expect(readFileSync(taskLogPath(paths, "sync"), "utf8")).toMatch(/sync: started\n[\s\S]*sync: (succeeded|failed \(exit \d+\))\n$/);
+  });
+
+  test("the installed timer's command runs a garden whose last start is older than its interval, as the first tick after a reboot does", async () => {
+    const box = schedulerBox("systemd");
+    const paths = statePaths(box.env);
+    const installedAt = Date.now() - 48 * HOUR;
+    await automationOf(box, () => installedAt).reconcile("garden", { enabled: true, everyMs: 24 * HOUR });
+    expect(readScheduleAnchor(paths, "garden")).toBe(installedAt);
+    const service = readFileSync(join(systemdUnitDir(box.env, box.home), serviceUnitName("garden")), "utf8");
+    const argv = readExecStart(service)!;
+    expect(argv).toEqual([process.execPath, realpathSync(BIN), "__scheduled", "garden", "--every", "24h"]);
+    startTaskRun(paths, "garden", Date.now() - 25 * HOUR);
+    const before = Date.now();
+
+    const result = spawnSync(argv[0]!, argv.slice(1), { cwd: box.dir, env: box.env, encoding: "utf8", timeout: 60_000 });
+    expect(result.status).toBe(0);
+    const record = readTaskRun(paths, "garden")!;
+    expect(record.startedAt).toBeGreaterThanOrEqual(before);
+    expect([record.finishedAt !== null, record.exitCode]).toEqual([true, 0]);
+    expect(readFileSync(taskLogPath(paths, "garden"), "utf8")).toMatch(/^\S+Z garden: started\n\S+Z garden: succeeded\n$/);
   });
 });

@@ -119,6 +119,9 @@ describe("syntax errors exit 2 with the syntax screen on stderr", () => {
         "codealmanac topics          browse the topic graph",
         "codealmanac validate        check the wiki",
         "codealmanac jobs            follow background work",
+        "codealmanac sync            ingest what your agent sessions learned",
+        "codealmanac setup           agent instructions and scheduled sync and garden",
+        "codealmanac doctor          check the installation",
         "",
       ].join("\n"),
     );

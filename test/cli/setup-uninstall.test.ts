@@ -233,7 +233,7 @@ describe("uninstall", () => {
   // Known gap outside setup/: bin.ts saves the V8 compile cache under the state directory
   // after every command, so it re-creates the directory uninstall just deleted. Turn this
   // into a plain test once the cache skips a state directory that no longer exists.
-  test.fails("with the compile cache on, the deleted state directory stays deleted", () => {
+  test("with the compile cache on, the deleted state directory stays deleted", () => {
     box = setupSandbox();
     expect(box.run(["setup", "--yes", "--skip-schedules"]).code).toBe(0);
     expect(box.run(["uninstall", "--yes"]).code).toBe(0);

@@ -46,6 +46,9 @@ export function sandbox(extraEnv: NodeJS.ProcessEnv = {}): Sandbox {
     ...process.env,
     HOME: home,
     CODEALMANAC_HOME: state,
+    // No test installs a schedule into this machine's real crontab or systemd by accident;
+    // the automation tests choose a scheduler (and a fake one) explicitly.
+    CODEALMANAC_SCHEDULER: "none",
     NO_COLOR: "1",
     PATH: `${FAKE_BIN}:${process.env.PATH ?? ""}`,
     ...extraEnv,

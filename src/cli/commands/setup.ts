@@ -2,7 +2,7 @@ import { Option, type Command } from "commander";
 import type { App } from "../../app.js";
 import { conflict, invalid } from "../../core/errors.js";
 import { parseDuration } from "../../config/duration.js";
-import type { HarnessKind } from "../../harnesses/catalog.js";
+import { HARNESS_KINDS, type HarnessKind } from "../../harnesses/catalog.js";
 import type { ScheduleChoice, SetupChoices, TargetChoice } from "../../setup/request.js";
 import type { CliContext, Opts } from "../context.js";
 import type { CommandKit, RegisterCommands } from "../kit.js";
@@ -30,7 +30,7 @@ function registerSetup(program: Command, kit: CommandKit): void {
     .option("--yes", "use the defaults and the flags given; ask nothing")
     .addOption(new Option("--target <which>", "instruction files to install").choices(["all", "claude", "codex"]))
     .option("--skip-instructions", "leave the agents' instruction files alone")
-    .addOption(kit.using())
+    .addOption(new Option("--using <harness>", "the agent runs use by default (saved as harness.default)").choices(HARNESS_KINDS))
     .option("--no-auto-commit", "runs leave their wiki changes uncommitted")
     .addOption(new Option("--sync-every <duration>", "sync interval, such as 5h").conflicts("syncOff"))
     .option("--sync-off", "do not schedule sync")
@@ -60,7 +60,9 @@ export async function setup(ctx: CliContext, app: App, _args: unknown[], opts: O
     }
     request = asked;
   } else if (!opts.yes && !opts.json) {
-    ctx.writeErr("codealmanac: not a terminal, so setup asks nothing and uses the defaults and flags given (--yes says so and hides this note)\n");
+    ctx.writeErr(
+      "codealmanac: not a terminal, so setup asks nothing and uses the defaults and flags given (--yes says so and hides this note)\n",
+    );
   }
   const report = await service.setup(request);
   const { renderSetup, setupJson } = await import("../render/setup.js");

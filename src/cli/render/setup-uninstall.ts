@@ -3,7 +3,14 @@ import { PACKAGE_UNINSTALL, type UninstallReport } from "../../setup/uninstall.j
 import { renderWarnings } from "./setup.js";
 
 export function nothingJson() {
-  return { nothing_to_remove: true, removed: { instructions: [], schedules: [], state_root: null }, cancelled: [], worker_stopped: null, warnings: [], package: PACKAGE_UNINSTALL };
+  return {
+    nothing_to_remove: true,
+    removed: { instructions: [], schedules: [], state_root: null },
+    cancelled: [],
+    worker_stopped: null,
+    warnings: [],
+    package: PACKAGE_UNINSTALL,
+  };
 }
 
 export function renderNothing(ctx: CliContext): void {
@@ -23,10 +30,12 @@ export function uninstallJson(report: UninstallReport) {
 
 export function renderUninstall(ctx: CliContext, report: UninstallReport): void {
   const lines: string[] = [];
-  if (report.cancelled.length > 0) lines.push(`cancelled ${report.cancelled.length} job${report.cancelled.length === 1 ? "" : "s"}: ${report.cancelled.join(", ")}`);
+  const cancelled = report.cancelled.length;
+  if (cancelled > 0) lines.push(`cancelled ${cancelled} job${cancelled === 1 ? "" : "s"}: ${report.cancelled.join(", ")}`);
   if (report.worker !== null) lines.push(`stopped the worker (pid ${report.worker})`);
   for (const file of report.instructions) {
-    lines.push(file.deleted ? `deleted ${file.path} (it held only the codealmanac block)` : `removed the codealmanac block from ${file.path}`);
+    if (file.deleted) lines.push(`deleted ${file.path} (it held only the codealmanac block)`);
+    else lines.push(`removed the codealmanac block from ${file.path}`);
   }
   for (const task of report.schedules) lines.push(`removed the ${task} schedule`);
   if (report.stateRoot) lines.push(`deleted ${report.stateRoot}`);

@@ -31,7 +31,9 @@ export async function askSetup(questions: SetupQuestions): Promise<SetupRequest 
     const settings = { ...request.settings };
     if (choices.using === null) settings.harnessDefault = await askAgent(p, settings.harnessDefault, probes);
     const targets = choices.target === null && !choices.skipInstructions ? await askTargets(p, request.targets) : request.targets;
-    if (choices.autoCommit === null) settings.autoCommit = answer(await p.confirm({ message: "Let runs commit their wiki changes?", initialValue: settings.autoCommit }));
+    if (choices.autoCommit === null) {
+      settings.autoCommit = answer(await p.confirm({ message: "Let runs commit their wiki changes?", initialValue: settings.autoCommit }));
+    }
     if (!choices.skipSchedules) {
       for (const task of AUTOMATION_TASKS) {
         const given = choices.schedules[task];
@@ -67,15 +69,24 @@ function agentHint(probe: HarnessProbe | undefined): string {
 
 async function askAgent(p: Prompts, current: HarnessKind | null, probes: HarnessProbe[]): Promise<HarnessKind | null> {
   const options = [
-    ...HARNESS_KINDS.map((kind) => ({ value: kind as HarnessKind | "detect", label: HARNESSES[kind].label, hint: agentHint(probes.find((pr) => pr.kind === kind)) })),
+    ...HARNESS_KINDS.map((kind) => ({
+      value: kind as HarnessKind | "detect",
+      label: HARNESSES[kind].label,
+      hint: agentHint(probes.find((probe) => probe.kind === kind)),
+    })),
     { value: "detect" as const, label: "Decide at each run", hint: "the installed agent; Codex when both are" },
   ];
-  const chosen = answer(await p.select<HarnessKind | "detect">({ message: "Which agent should run ingest, garden and sync?", options, initialValue: current ?? "detect" }));
+  const message = "Which agent should run ingest, garden and sync?";
+  const chosen = answer(await p.select<HarnessKind | "detect">({ message, options, initialValue: current ?? "detect" }));
   return chosen === "detect" ? null : chosen;
 }
 
 async function askTargets(p: Prompts, current: InstructionTarget[]): Promise<InstructionTarget[]> {
-  const options = INSTRUCTION_TARGETS.map((target) => ({ value: target, label: HARNESSES[target].label, hint: target === "claude" ? "CLAUDE.md" : "AGENTS.md" }));
+  const options = INSTRUCTION_TARGETS.map((target) => ({
+    value: target,
+    label: HARNESSES[target].label,
+    hint: target === "claude" ? "CLAUDE.md" : "AGENTS.md",
+  }));
   return answer(await p.multiselect({ message: "Tell which agents about the wiki?", options, initialValues: current, required: false }));
 }
 
