@@ -20,6 +20,8 @@ export interface RunRow {
   harness_session_id: string | null;
   transcript_path: string | null;
   changes_json: string | null;
+  repository_root: string;
+  spec_json: string;
 }
 
 /** Reads the state database directly: polling it has no side effects (unlike `jobs`). */

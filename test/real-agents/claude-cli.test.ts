@@ -147,6 +147,11 @@ describe.skipIf(probe.skip !== null)(suiteName, () => {
     for (const entry of entries) expect(entry).toMatchObject({ sessionId, cwd: root, entrypoint: "codealmanac", version: CLAUDE_VERSION });
     expect(existsSync(join(box.home, ".claude", "projects"))).toBe(false);
 
+    // Sync sees the real transcript of our own run and never queues it.
+    const sync = box.run(["sync", "status", "--json"], { cwd: root }).json<{ ready: unknown[]; skipped: { transcript_path: string; reason: string }[] }>();
+    expect(sync.ready).toEqual([]);
+    expect(sync.skipped).toContainEqual(expect.objectContaining({ transcript_path: expectedPath, reason: "own-run" }));
+
     // What the stand-in saw: two agent turns carrying our prompt, with the notes as source material.
     const agent = standIn.requests.filter((request) => request.role === "agent");
     expect(agent.map((request) => request.turn)).toEqual([0, 1]);

@@ -119,6 +119,11 @@ describe.skipIf(probe.skip !== null)(suiteName, () => {
     const meta = JSON.parse(readFileSync(transcript.transcript_path!, "utf8").split("\n")[0]!) as { payload: Record<string, unknown> };
     expect(meta.payload).toMatchObject({ id: transcript.session_id, cwd: root, originator: "codealmanac", thread_source: "codealmanac" });
 
+    // Sync sees the real rollout of our own run and never queues it.
+    const sync = box.run(["sync", "status", "--json"], { cwd: root }).json<{ ready: unknown[]; skipped: { transcript_path: string; reason: string }[] }>();
+    expect(sync.ready).toEqual([]);
+    expect(sync.skipped).toContainEqual(expect.objectContaining({ transcript_path: transcript.transcript_path, reason: "own-run" }));
+
     const agent = standIn.requests.filter((request) => request.role === "agent");
     expect(agent.map((request) => request.turn)).toEqual([0, 1, 2]);
     expect(agent[0]!.body).toContain(`run_id: ${show.run_id}`);

@@ -28,7 +28,7 @@ const codexHome = () => join(box.home, ".codex");
 
 function specOf(runId: string): Spec {
   const row = allRuns(box).find((r) => r.run_id === runId)!;
-  return JSON.parse((row as unknown as { spec_json: string }).spec_json) as Spec;
+  return JSON.parse(row.spec_json) as Spec;
 }
 
 function setStatus(runId: string, status: "done" | "failed" | "cancelled"): void {
@@ -177,5 +177,28 @@ describe("sync", () => {
     const since = box.run(["sync", "status", "--since", "yesterday"]);
     expect(since.code).toBe(1);
     expect(since.stderr).toMatch(/^codealmanac: invalid --since "yesterday"/);
+  });
+});
+
+describe("sync through a real worker", () => {
+  it("the queued run reads only the new part; once it is done the next sync continues from there", async () => {
+    const { waitForStatus } = await import("../queue/support.js");
+    writeDb(box, (db) => db.prepare("DELETE FROM worker_lock").run());
+    const prompt = join(box.dir, "prompt.txt");
+    const env = { FAKE_CLAUDE_PROMPT_FILE: prompt, FAKE_CLAUDE_DELAY_MS: "0" };
+    const a = claudeSession(box.home, repo, hoursAgo(1), { turns: 4 });
+    const first = box.run(["sync", "--using", "claude", "--json"], { cwd: box.dir, env }).json<Summary>().started[0]!;
+    await waitForStatus(box, first.run_id, ["done"]);
+    expect(readFileSync(prompt, "utf8")).toContain("question 3");
+
+    a.append(2, new Date());
+    const second = box.run(["sync", "--using", "claude", "--json"], { cwd: box.dir, env }).json<Summary>();
+    expect(second.started).toHaveLength(1);
+    await waitForStatus(box, second.started[0]!.run_id, ["done"]);
+    const text = readFileSync(prompt, "utf8");
+    const newPart = text.slice(text.indexOf("New activity since the last sync"));
+    expect(newPart).toContain("question 5");
+    expect(newPart).not.toContain("question 1\n");
+    expect(box.run(["sync", "status", "--json"], { cwd: box.dir }).json<Summary>().ready).toEqual([]);
   });
 });
