@@ -8,6 +8,7 @@ import { writeFileAtomic } from "../wiki/atomic-write.js";
 import { resolveSlug } from "./views/pages.js";
 import { topicExists, topicSlug } from "./views/topics.js";
 import type { WikiIndex } from "./service.js";
+import { readTextIfExists } from "../core/fs.js";
 
 export interface TopicChange {
   slug: string;
@@ -155,7 +156,7 @@ export class OrganizeService {
     const topicsPath = join(index.almanacPath, "topics.yaml");
     const result = index.db
       .transaction((): TopicChange => {
-        const original = readOptional(topicsPath);
+        const original = readTextIfExists(topicsPath);
         const doc = TopicsDocument.parse(original, topicsPath);
         const pages = new PagePlanner(index);
         const change = plan(doc, pages);
@@ -197,14 +198,6 @@ class PagePlanner {
   }
 }
 
-function readOptional(path: string): string | null {
-  try {
-    return readFileSync(path, "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
-    throw error;
-  }
-}
 
 function conflictTopic(slug: string) {
   return conflict(`topic "${slug}" already exists; delete it first if you intend to merge`);

@@ -3,13 +3,14 @@
  * folder, Codex reads `AGENTS.override.md` in its home when that has content, else
  * `AGENTS.md`. `setup` installs the managed block there and `uninstall` takes it out.
  */
-import { existsSync, lstatSync, mkdirSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, realpathSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { conflict } from "../core/errors.js";
 import { expandHome, homeDir } from "../core/paths.js";
 import { writeFileAtomic } from "../wiki/atomic-write.js";
 import { findBlock, MalformedBlockError, removeBlock, upsertBlock } from "./instruction-block.js";
 import type { InstructionResult, InstructionTarget } from "./model.js";
+import { readTextIfExists } from "../core/fs.js";
 
 function configDir(variable: string | undefined, fallback: string, env: NodeJS.ProcessEnv): string {
   const configured = variable?.trim();
@@ -34,7 +35,7 @@ export function candidateFiles(target: InstructionTarget, env: NodeJS.ProcessEnv
 /** The file the agent reads, so the one the block belongs in. */
 export function activeFile(target: InstructionTarget, env: NodeJS.ProcessEnv): string {
   const [first, second] = candidateFiles(target, env);
-  if (target === "codex" && readOptional(first!)?.trim()) return first!;
+  if (target === "codex" && readTextIfExists(first!)?.trim()) return first!;
   return second ?? first!;
 }
 
@@ -47,7 +48,7 @@ export interface InstructionEdit {
 /** Throws, naming the file, when a file holds half a block: nothing has been written then. */
 export function planInstructions(target: InstructionTarget, env: NodeJS.ProcessEnv): InstructionEdit {
   const path = activeFile(target, env);
-  const before = readOptional(path) ?? "";
+  const before = readTextIfExists(path) ?? "";
   const after = guarded(path, () => upsertBlock(before));
   if (after === before) return { result: { target, path, status: "already installed" }, after };
   return { result: { target, path, status: findBlock(before) ? "updated" : "installed" }, after };
@@ -61,7 +62,7 @@ export function applyInstructions(edit: InstructionEdit): InstructionResult {
 /** Files of a target that hold the block now. */
 export function installedFiles(target: InstructionTarget, env: NodeJS.ProcessEnv): string[] {
   return candidateFiles(target, env).filter((path) => {
-    const text = readOptional(path);
+    const text = readTextIfExists(path);
     return text !== null && guarded(path, () => findBlock(text)) !== null;
   });
 }
@@ -75,7 +76,7 @@ export interface RemovedFile {
 
 export function removeInstructions(target: InstructionTarget, env: NodeJS.ProcessEnv): RemovedFile[] {
   return installedFiles(target, env).map((path) => {
-    const after = removeBlock(readOptional(path) ?? "");
+    const after = removeBlock(readTextIfExists(path) ?? "");
     // A symlink is left in place (emptied through), so it never dangles.
     if (after.trim() === "" && !lstatSync(path).isSymbolicLink()) {
       rmSync(path, { force: true });
@@ -95,14 +96,6 @@ function guarded<T>(path: string, edit: () => T): T {
   }
 }
 
-function readOptional(path: string): string | null {
-  try {
-    return readFileSync(path, "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
-    throw error;
-  }
-}
 
 /** Dotfiles are often symlinks into a dotfiles repository: write the file the link points at. */
 function resolved(path: string): string {
