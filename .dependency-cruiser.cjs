@@ -3,7 +3,7 @@
  * persistence, the CLI stays thin, adapters to the outside world are wired only by
  * the composition root (src/app.ts).
  */
-const ADAPTERS = "^src/(queue/process-adapter\\.ts|harnesses/(agent-process|claude/adapter|codex/adapter)\\.ts|core/processes/|core/exec\\.ts)";
+const ADAPTERS = "^src/(queue/process-adapter\\.ts|harnesses/(agent-process|claude/adapter|codex/adapter)\\.ts|core/processes/|core/exec\\.ts|viewer/open-browser\\.ts)";
 
 module.exports = {
   forbidden: [

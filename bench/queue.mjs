@@ -134,7 +134,7 @@ async function waitAsync(probe, timeoutMs, what, intervalMs = 10) {
 // ---------------------------------------------------------------------------
 // The ledger
 
-class Ledger {
+export class Ledger {
   constructor(Database, stateHome) {
     this.db = new Database(join(stateHome, "codealmanac.db"), { fileMustExist: true });
     this.db.pragma("busy_timeout = 10000");

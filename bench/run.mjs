@@ -29,6 +29,7 @@ import { fileURLToPath } from "node:url";
 import { benchQueue } from "./queue.mjs";
 import { benchLifecycle } from "./lifecycle.mjs";
 import { benchSync } from "./sync.mjs";
+import { benchViewer } from "./viewer.mjs";
 
 const GENERATOR = fileURLToPath(new URL("./generate-wiki.mjs", import.meta.url));
 
@@ -622,6 +623,7 @@ export const sections = {
   queue: benchQueue,
   lifecycle: benchLifecycle,
   sync: benchSync,
+  viewer: benchViewer,
 };
 
 // ---------------------------------------------------------------------------

@@ -6,7 +6,7 @@
 //    CommonJS file in a fraction of the time its ESM loader takes per module, which is
 //    about 10 ms of every command's start-up on the read path.
 import { build, transform } from "esbuild";
-import { chmodSync, cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 // commander loads node:child_process up front only for executable subcommands, which
@@ -66,6 +66,12 @@ for (const file of jsFiles("dist")) {
 writeFileSync("dist/package.json", JSON.stringify({ type: "commonjs" }, null, 2) + "\n");
 
 cpSync("src/wiki/manual", "dist/manual", { recursive: true });
+// The viewer's client ships as written (no build step), next to the chunks that serve it
+// (src/viewer/static.ts looks in dist/viewer/assets); the graph library is vendored from
+// node_modules so the viewer works offline.
+if (existsSync("src/viewer/assets")) cpSync("src/viewer/assets", "dist/viewer/assets", { recursive: true });
+mkdirSync("dist/viewer/assets/vendor", { recursive: true });
+cpSync("node_modules/cytoscape/dist/cytoscape.min.js", "dist/viewer/assets/vendor/cytoscape.min.js");
 chmodSync("dist/bin.js", 0o755);
 
 function jsFiles(dir) {

@@ -375,6 +375,31 @@ export class App {
     });
   }
 
+  // ── viewer (viewer/) ──
+
+  /** `ca serve`: binds the viewer; hono and the viewer's code load only here. */
+  async viewer(launch: { cwd: string; wiki: string | null; host: string; port: number }) {
+    const [{ startViewer }, { LiveIndexes }] = await Promise.all([import("./viewer/server.js"), import("./index/freshness.js")]);
+    return startViewer({
+      host: launch.host,
+      port: launch.port,
+      startCwd: launch.cwd,
+      scopedWiki: launch.wiki,
+      repositories: this.repositories,
+      // CODEALMANAC_VIEWER_WATCH=0: no folder watches (a filesystem without change events); each request stat-scans instead.
+      indexes: new LiveIndexes({ open: (repository) => this.index.open(repository), watch: this.options.env.CODEALMANAC_VIEWER_WATCH !== "0" }),
+      runs: this.runs,
+      cancelRun: async (runId, repositoryId) => (await this.jobs()).cancel(runId, repositoryId),
+      log: (line) => this.options.notice(line),
+      timing: { pollMs: 150, heartbeatMs: 15_000 },
+    });
+  }
+
+  async openBrowser(url: string): Promise<void> {
+    const { createBrowserOpener } = await import("./viewer/open-browser.js");
+    createBrowserOpener({ platform: process.platform, env: this.options.env })(url);
+  }
+
   close(): void {
     (this.cache.get("index") as IndexService | undefined)?.close();
     this.db?.close();

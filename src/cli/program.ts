@@ -17,6 +17,7 @@ import { registerSyncCommands } from "./commands/sync.js";
 import { registerConfigCommands } from "./commands/config.js";
 import { registerAutomationCommands } from "./commands/automation.js";
 import { registerSetupCommands } from "./commands/setup.js";
+import { registerServeCommands } from "./commands/serve.js";
 
 
 
@@ -220,6 +221,7 @@ export function buildProgram(ctx: CliContext, app: () => App): Command {
   registerConfigCommands(program, kit);
   registerAutomationCommands(program, kit);
   registerSetupCommands(program, kit);
+  registerServeCommands(program, kit);
   return program;
 }
 

@@ -6,6 +6,7 @@ export type ErrorCode =
   | "conflict"
   | "validation_failed"
   | "execution_failed"
+  | "unavailable"
   | "usage";
 
 export class ProductError extends Error {
@@ -26,6 +27,7 @@ export const exitCodeFor: Record<ErrorCode, number> = {
   conflict: 1,
   validation_failed: 1,
   execution_failed: 1,
+  unavailable: 3,
   usage: 2,
 };
 

@@ -168,6 +168,38 @@ export class RunStore {
     return this.db.prepare("SELECT COUNT(*) FROM runs").pluck().get() as number;
   }
 
+  /** How many runs a filtered listing would show without its limit. */
+  countMatchingRuns(filter: Omit<ListFilter, "limit">): number {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (filter.repositoryId) {
+      where.push("repository_id = ?");
+      params.push(filter.repositoryId);
+    }
+    if (filter.statuses?.length) {
+      where.push("status IN (SELECT value FROM json_each(?))");
+      params.push(JSON.stringify(filter.statuses));
+    }
+    if (filter.kinds?.length) {
+      where.push("kind IN (SELECT value FROM json_each(?))");
+      params.push(JSON.stringify(filter.kinds));
+    }
+    const sql = `SELECT COUNT(*) FROM runs ${where.length ? `WHERE ${where.join(" AND ")}` : ""}`;
+    return this.db.prepare(sql).pluck().get(...params) as number;
+  }
+
+  /** Warning events per run, for the runs given (runs without any are absent). */
+  warningCounts(runIds: readonly string[]): Map<string, number> {
+    if (runIds.length === 0) return new Map();
+    const rows = this.db
+      .prepare(
+        `SELECT run_id, COUNT(*) AS n FROM run_events
+         WHERE run_id IN (SELECT value FROM json_each(?)) AND kind = 'warning' GROUP BY run_id`,
+      )
+      .all(JSON.stringify(runIds)) as { run_id: string; n: number }[];
+    return new Map(rows.map((row) => [row.run_id, row.n]));
+  }
+
   countActiveRuns(repositoryId: string): number {
     return this.db
       .prepare("SELECT COUNT(*) FROM runs WHERE repository_id = ? AND status IN ('queued', 'running')")

@@ -1,0 +1,57 @@
+import type { Hono } from "hono";
+import { join, relative } from "node:path";
+import { isDirectory } from "../../core/fs.js";
+import type { SearchHit } from "../../index/views/search.js";
+import { normalizeRefPath } from "../../wiki/file-refs.js";
+import type { ViewerDeps } from "../deps.js";
+import { limitParam, repositoryPathParam } from "../params.js";
+import { selectedWiki, type ViewerEnv } from "../selection.js";
+import { iso } from "../shapes.js";
+
+const SEARCH_LIMIT = { fallback: 50, max: 1000 };
+
+/** `GET /api/search` (text, topic and mentions filters) and `GET /api/file` (pages citing a path). */
+export function searchRoutes(app: Hono<ViewerEnv>, deps: ViewerDeps): void {
+  app.get("/api/search", async (c) => {
+    const limit = limitParam(c.req.query("limit"), SEARCH_LIMIT);
+    const query = c.req.query("q") ?? null;
+    const topics = c.req.queries("topic") ?? [];
+    const mentionsInput = c.req.query("mentions");
+    const mentions = mentionsInput === undefined || mentionsInput.trim() === "" ? undefined : repositoryPathParam(mentionsInput);
+    const wiki = await selectedWiki(c, deps);
+    const { index } = wiki.live;
+    const { hits, total } = await index.search({ query: query ?? "", topics, limit, ...(mentions ? { mentions } : {}) });
+    return c.json({ wiki: wiki.repository.name, query, total, pages: hits.map((hit) => searchPage(index.almanacPath, hit)) });
+  });
+
+  app.get("/api/file", async (c) => {
+    const path = repositoryPathParam(c.req.query("path"));
+    const limit = limitParam(c.req.query("limit"), SEARCH_LIMIT);
+    const wiki = await selectedWiki(c, deps);
+    const { index } = wiki.live;
+    const normalized = normalizeRefPath(path)!;
+    // The same test search --mentions applies: a folder is one that exists (or is written with a slash).
+    const directory = normalized.isDir || isDirectory(join(wiki.repository.rootPath, normalized.shape));
+    const { hits, total } = await index.search({ mentions: path, limit });
+    return c.json({
+      wiki: wiki.repository.name,
+      path: directory && !normalized.isDir ? `${normalized.shape}/` : normalized.shape,
+      kind: directory ? "directory" : "file",
+      total,
+      pages: hits.map((hit) => searchPage(index.almanacPath, hit)),
+    });
+  });
+}
+
+function searchPage(almanacPath: string, hit: SearchHit) {
+  return {
+    slug: hit.slug,
+    title: hit.title,
+    summary: hit.summary,
+    path: relative(almanacPath, hit.file_path).split("\\").join("/"),
+    topics: hit.topics,
+    updated_at: iso(hit.updated_at * 1000),
+    matched_heading: hit.matched_heading,
+    excerpt: hit.excerpt,
+  };
+}

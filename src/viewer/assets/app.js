@@ -1,0 +1,66 @@
+/* global document, window, HTMLElement */
+// CodeAlmanac viewer: the browser side of `ca serve`. Plain ES modules, no build step.
+// Routes are documented in js/routes.js; data comes only through js/api.js.
+//
+// data-testid attributes (stable, for the browser tests):
+//   overview            overview view root
+//   page-title          page view <h1>
+//   page-body           page view rendered Markdown (server HTML)
+//   backlinks, files, sources, related, outgoing   page view side sections; source (each source row)
+//   search-input        header search box (every view)
+//   search-query        query box in the search view; search-topic (topic filter select), search-mentions
+//   search-results      search view results container; result-count, search-result-list
+//   recent-pages, topic-pages, file-pages   page lists; topic, topic-title, topic-descendants; file, file-path
+//   jobs-list           jobs view list container; job-filter-all|active|done|attention (filter chips)
+//   job-card            one run in the jobs list (data-run-id, data-status)
+//   job-status          status chip (data-status = queued|running|done|failed|cancelled)
+//   impact-created|impact-updated|impact-deleted, job-warnings   chips
+//   job                 job detail root (data-run-id); job-title, job-meta, job-summary, job-failure
+//   job-steps           transcript list; job-step (one step: data-seq, data-kind); job-step-count
+//   job-live            live-stream state badge (data-state = connecting|live|reconnecting|ended|stopped)
+//   cancel-button       cancel a queued/running run; cancel-confirm, cancel-dismiss, cancel-result
+//   graph               graph canvas (data-node-count, data-edge-count, data-layout); graph-toggle, graph-layout
+//   wiki-switcher       wiki <select> in the left rail; nav-overview|search|jobs|graph; pages-tree; topics-list; wiki-list
+//   empty-state         any empty state (no wikis, no pages, no runs, empty search)
+//   error               the "Viewer error" block with the API's message
+import { el } from "./js/dom.js";
+import { createRail } from "./js/rail.js";
+import { createRouter } from "./js/router.js";
+import { to } from "./js/routes.js";
+
+const main = document.getElementById("main");
+const rail = createRail(document.getElementById("rail"));
+const search = document.getElementById("header-search");
+const searchInput = search.querySelector("input");
+let currentWiki = null;
+
+const router = createRouter({
+  main,
+  rail,
+  onRoute(route) {
+    if (route.wiki) currentWiki = route.wiki;
+    searchInput.value = route.name === "search" ? route.q : "";
+    document.body.classList.remove("rail-open");
+  },
+});
+
+search.addEventListener("submit", (event) => {
+  event.preventDefault();
+  if (!currentWiki) return;
+  window.location.hash = to.search(currentWiki, { q: searchInput.value.trim() });
+});
+
+// "/" jumps to the search box, as on most documentation sites.
+document.addEventListener("keydown", (event) => {
+  if (event.key !== "/" || event.ctrlKey || event.metaKey || event.altKey) return;
+  const target = event.target;
+  if (target instanceof HTMLElement && (target.isContentEditable || ["INPUT", "SELECT", "TEXTAREA"].includes(target.tagName))) return;
+  event.preventDefault();
+  searchInput.focus();
+});
+
+document.getElementById("skip-link").addEventListener("click", () => main.focus());
+document.getElementById("menu-button").addEventListener("click", () => document.body.classList.toggle("rail-open"));
+
+if (!main.hasChildNodes()) main.append(el("p", { class: "loading muted", text: "Loading…" }));
+router.go();

@@ -1,0 +1,78 @@
+/* global document */
+// DOM helpers. Data only ever reaches the page as text nodes or as attributes set
+// through the DOM; the single exception (server-rendered page HTML) lives in views/page.js.
+
+const SAFE_SCHEMES = new Set(["http:", "https:", "mailto:"]);
+
+/**
+ * The only way the client turns a string into an href: http, https and mailto URLs and
+ * our own `#/` routes pass; everything else (javascript:, data:, relative paths…) is null.
+ */
+export function safeHref(url) {
+  if (typeof url !== "string") return null;
+  const trimmed = url.trim();
+  if (trimmed.startsWith("#/")) return trimmed;
+  let parsed;
+  try {
+    parsed = new URL(trimmed);
+  } catch {
+    return null;
+  }
+  return SAFE_SCHEMES.has(parsed.protocol) ? parsed.href : null;
+}
+
+/**
+ * Creates an element. `props`: `class`, `text`, `testid`, `href` (through safeHref),
+ * `attrs` (plain attributes), `on` (event listeners), `dataset`; children may be
+ * nodes, strings (as text) or null/false (skipped).
+ */
+export function el(tag, props = {}, ...children) {
+  const node = document.createElement(tag);
+  if (props.class) node.className = props.class;
+  if (props.text !== undefined && props.text !== null) node.textContent = String(props.text);
+  if (props.testid) node.setAttribute("data-testid", props.testid);
+  if (props.href !== undefined) setHref(node, props.href);
+  for (const [name, value] of Object.entries(props.attrs ?? {})) {
+    if (value === false || value === null || value === undefined) continue;
+    node.setAttribute(name, value === true ? "" : String(value));
+  }
+  for (const [name, value] of Object.entries(props.dataset ?? {})) node.dataset[name] = String(value);
+  for (const [type, listener] of Object.entries(props.on ?? {})) node.addEventListener(type, listener);
+  append(node, ...children);
+  return node;
+}
+
+export function append(parent, ...children) {
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    parent.append(typeof child === "string" || typeof child === "number" ? document.createTextNode(String(child)) : child);
+  }
+  return parent;
+}
+
+export function clear(node) {
+  node.replaceChildren();
+  return node;
+}
+
+function setHref(node, url) {
+  const href = safeHref(url);
+  if (href === null) return;
+  node.setAttribute("href", href);
+  if (!href.startsWith("#")) {
+    node.setAttribute("rel", "noopener noreferrer");
+    node.setAttribute("target", "_blank");
+  }
+}
+
+/** A link when the URL is safe, otherwise the same text as a plain span. */
+export function link(url, text, props = {}) {
+  const href = safeHref(url);
+  if (href === null) return el("span", { ...props, text });
+  return el("a", { ...props, href, text });
+}
+
+/** `ca init` style inline code inside a sentence: backquoted parts become <code>. */
+export function withCode(sentence) {
+  return sentence.split(/(`[^`]+`)/).map((part) => (part.startsWith("`") && part.endsWith("`") && part.length > 1 ? el("code", { text: part.slice(1, -1) }) : part));
+}

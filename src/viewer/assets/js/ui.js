@@ -1,0 +1,74 @@
+/* global document */
+// Building blocks shared by the views: headers, page rows, chips, empty and error states.
+import { el, withCode } from "./dom.js";
+import { to } from "./routes.js";
+
+export function setTitle(leaf) {
+  document.title = leaf ? `${leaf} | CodeAlmanac` : "CodeAlmanac";
+}
+
+/** The "Viewer error" block with the API's message. */
+export function errorBlock(error) {
+  const message = error && error.message ? error.message : String(error);
+  return el("section", { class: "callout callout-alert", testid: "error", attrs: { role: "alert" } }, el("h2", { text: "Viewer error" }), el("p", { text: message }));
+}
+
+/** A friendly empty state; backquoted words render as code. */
+export function emptyState(title, body = "") {
+  return el("section", { class: "empty", testid: "empty-state" }, el("h2", {}, withCode(title)), body ? el("p", {}, withCode(body)) : null);
+}
+
+export function viewHeader({ eyebrow, title, deck, testid, extra }) {
+  return el(
+    "header",
+    { class: "view-header" },
+    eyebrow ? el("p", { class: "eyebrow", text: eyebrow }) : null,
+    el("h1", { text: title, testid }),
+    deck ? el("p", { class: "deck" }, deck) : null,
+    extra ?? null,
+  );
+}
+
+export function topicChip(wiki, slug) {
+  return el("a", { class: "chip chip-topic", href: to.topic(wiki, slug), text: slug });
+}
+
+function topicsLine(wiki, topics) {
+  if (!topics || topics.length === 0) return el("span", { class: "chip chip-muted", text: "untagged" });
+  return el("span", { class: "chip-row" }, topics.slice(0, 3).map((slug) => topicChip(wiki, slug)));
+}
+
+/** One page row: title, summary (or "No summary"), file path, up to three topics; search adds the match. */
+export function pageRow(wiki, page) {
+  const match =
+    page.matched_heading || page.excerpt
+      ? el(
+          "div",
+          { class: "match" },
+          page.matched_heading ? el("span", { class: "match-heading", text: `§ ${page.matched_heading}` }) : null,
+          page.excerpt ? el("span", { class: "match-excerpt", text: page.excerpt }) : null,
+        )
+      : null;
+  return el(
+    "li",
+    { class: "page-row", dataset: { slug: page.slug } },
+    el("a", { class: "page-row-title", href: to.page(wiki, page.slug), text: page.title || page.slug }),
+    el("p", { class: page.summary ? "page-row-summary" : "page-row-summary muted", text: page.summary || "No summary" }),
+    match,
+    el("div", { class: "page-row-meta" }, el("code", { class: "path", text: page.path || `${page.slug}.md` }), topicsLine(wiki, page.topics)),
+  );
+}
+
+export function pageList(wiki, pages, testid) {
+  return el("ul", { class: "page-list", testid }, pages.map((page) => pageRow(wiki, page)));
+}
+
+/** A titled section whose empty content reads "None". */
+export function section(title, items, { id, testid } = {}) {
+  const body = items.length === 0 ? el("p", { class: "muted", text: "None" }) : el("ul", { class: "plain-list" }, items.map((item) => el("li", {}, item)));
+  return el("section", { class: "side-section", attrs: { id }, testid }, el("h2", { text: title }), body);
+}
+
+export function loading(text = "Loading…") {
+  return el("p", { class: "loading muted", text, attrs: { "aria-live": "polite" } });
+}

@@ -1,0 +1,57 @@
+import { el } from "../dom.js";
+import { plural } from "../format.js";
+import { loadOverview } from "../overview-cache.js";
+import { to } from "../routes.js";
+import { emptyState, pageList, setTitle, viewHeader } from "../ui.js";
+
+export async function render({ route, main, signal }) {
+  const data = await loadOverview(route.wiki);
+  if (signal.aborted) return;
+  const wikiName = data.wiki?.name ?? route.wiki;
+  setTitle(wikiName);
+  const heading = data.featured?.title || "Wiki";
+  const view = el("div", { class: "view view-overview", testid: "overview" });
+  view.append(
+    viewHeader({
+      eyebrow: "Local wiki",
+      title: heading,
+      deck: `${plural(data.page_count ?? 0, "page")} across ${plural(data.topic_count ?? 0, "topic")}.`,
+    }),
+    stats(data, wikiName),
+  );
+  if ((data.page_count ?? 0) === 0) {
+    view.append(emptyState("No pages yet", "This wiki has no pages. Run `ca build` in the repository to write the first ones."));
+    main.append(view);
+    return;
+  }
+  if (data.featured) view.append(featured(route.wiki, data.featured));
+  view.append(el("h2", { class: "section-title", text: "Recently updated" }), pageList(route.wiki, data.pages ?? [], "recent-pages"));
+  main.append(view);
+}
+
+function stats(data, wikiName) {
+  const health = data.health ?? { errors: 0, warnings: 0 };
+  const healthText = health.errors || health.warnings ? `${plural(health.errors, "error")} · ${plural(health.warnings, "warning")}` : "No problems";
+  return el(
+    "div",
+    { class: "stat-grid" },
+    stat("Pages", String(data.page_count ?? 0)),
+    stat("Topics", String(data.topic_count ?? 0)),
+    stat("Current wiki", wikiName, data.wiki?.root_path),
+    stat("Health", healthText, null, health.errors ? "stat-alert" : ""),
+  );
+}
+
+function stat(label, value, hint, extraClass = "") {
+  return el("div", { class: `stat ${extraClass}`.trim() }, el("span", { class: "stat-label", text: label }), el("strong", { class: "stat-value", text: value }), hint ? el("span", { class: "stat-hint muted", text: hint }) : null);
+}
+
+function featured(wiki, page) {
+  return el(
+    "section",
+    { class: "featured" },
+    el("p", { class: "eyebrow", text: "Start here" }),
+    el("a", { class: "featured-title", href: to.page(wiki, page.slug), text: page.title || page.slug }),
+    page.summary ? el("p", { text: page.summary }) : null,
+  );
+}

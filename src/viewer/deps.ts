@@ -1,0 +1,44 @@
+import type { LiveIndexes } from "../index/freshness.js";
+import type { CancelOutcome } from "../queue/cancel.js";
+import type { Repository } from "../repositories/model.js";
+import type { RepositoryListing } from "../repositories/service.js";
+import type { RunStore } from "../runs/store.js";
+import type { AssetTable } from "./static.js";
+
+/** What the viewer's routes need; app.ts builds it (see `App.viewer`). */
+export interface ViewerDeps {
+  /** Where `ca serve` was started: without `?wiki=` the wiki is selected from here, as the CLI would. */
+  startCwd: string;
+  /** `--wiki`: every request reads this wiki, whatever it asks for. */
+  scopedWiki: string | null;
+  repositories: {
+    list(): RepositoryListing[];
+    select(cwd: string, wiki?: string): Repository;
+    byName(name: string): Repository;
+  };
+  indexes: LiveIndexes;
+  runs: RunStore;
+  /** The same cancellation as `jobs cancel`. */
+  cancelRun(runId: string, repositoryId: string): Promise<CancelOutcome>;
+  assets: AssetTable;
+  access: Access;
+  /** One line for the server's log (stderr): unexpected failures with their details. */
+  log(line: string): void;
+  timing: StreamTiming;
+  /** Aborted when the server shuts down: open event streams end. */
+  closing: AbortSignal;
+}
+
+export interface Access {
+  /** The per-launch secret. */
+  token: string;
+  /** Bound to a loopback address: the token guards only the cancel request. */
+  loopback: boolean;
+}
+
+export interface StreamTiming {
+  /** How often an event stream reads the ledger. */
+  pollMs: number;
+  /** A comment line this often keeps idle connections open through proxies. */
+  heartbeatMs: number;
+}

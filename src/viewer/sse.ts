@@ -1,0 +1,86 @@
+import type { Context } from "hono";
+import { streamSSE, type SSEStreamingApi } from "hono/streaming";
+import { isTerminal, type RunEvent } from "../runs/model.js";
+import { jobRun } from "./shapes.js";
+import type { ViewerDeps } from "./deps.js";
+import type { ViewerEnv } from "./selection.js";
+import { StepFeed } from "./steps.js";
+
+/**
+ * `GET /api/jobs/<id>/events?after=<seq>`: only what is new. The ledger is read every
+ * poll interval with an indexed query for events after the last one sent; each batch is
+ * projected into steps with a tool memory kept across batches. `run` is sent whenever
+ * the run row changes, `end` once it is terminal, and then the stream closes.
+ */
+export function jobEventStream(c: Context<ViewerEnv>, deps: ViewerDeps, runId: string, after: number): Response {
+  return streamSSE(c, async (stream) => {
+    try {
+      await follow(stream, deps, runId, after);
+    } catch (error) {
+      deps.log(`event stream for ${runId} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    }
+  });
+}
+
+async function follow(stream: SSEStreamingApi, deps: ViewerDeps, runId: string, after: number): Promise<void> {
+  const stop = new AbortController();
+  stream.onAbort(() => stop.abort());
+  const onClosing = () => stop.abort();
+  deps.closing.addEventListener("abort", onClosing);
+  try {
+    const feed = new StepFeed();
+    // Earlier events only teach the feed which tools are open, so their results merge.
+    if (after > 0) feed.project(deps.runs.listEvents(runId).filter((e) => e.seq <= after));
+    let last = after;
+    let lastRun = "";
+    let settled = false;
+    let beat = Date.now();
+    while (!stop.signal.aborted) {
+      const record = deps.runs.getRun(runId);
+      if (!record) break;
+      const events = deps.runs.listEvents(runId, last);
+      if (events.length > 0) {
+        last = events.at(-1)!.seq;
+        await stream.writeSSE({ event: "steps", id: String(last), data: JSON.stringify({ steps: feed.project(events), last_seq: last }) });
+      }
+      const run = jobRun(record, deps.runs.warningCounts([runId]).get(runId) ?? 0);
+      // updated_at follows every event: the steps already say that much.
+      const state = JSON.stringify({ ...run, updated_at: null });
+      if (state !== lastRun) {
+        lastRun = state;
+        await stream.writeSSE({ event: "run", data: JSON.stringify(run) });
+      }
+      if (isTerminal(record.status)) {
+        // The terminal row can be visible a moment before its status event: one more read.
+        if (settled || hasStatusEvent(events, record.status)) {
+          await stream.writeSSE({ event: "end", data: JSON.stringify({ status: record.status, last_seq: last }) });
+          break;
+        }
+        settled = true;
+      }
+      if (Date.now() - beat >= deps.timing.heartbeatMs) {
+        beat = Date.now();
+        await stream.write(": keep-alive\n\n");
+      }
+      await sleep(deps.timing.pollMs, stop.signal);
+    }
+  } finally {
+    deps.closing.removeEventListener("abort", onClosing);
+  }
+}
+
+function hasStatusEvent(events: RunEvent[], status: string): boolean {
+  return events.some((e) => e.kind === "status" && e.message === status);
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    signal.addEventListener("abort", done, { once: true });
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+  });
+}
