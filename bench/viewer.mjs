@@ -91,7 +91,7 @@ export async function benchViewer(ctx) {
     // A queued run that stays queued: the queue is parked by this process.
     const ledger = new Ledger(Database, stateHome);
     ledger.park();
-    ctx.defer(() => ledger.unpark());
+    const keepParked = ctx.defer(() => ledger.unpark());
     const receipt = JSON.parse(ctx.ca(["garden", "--using", "claude", "--json"], { cwd: root, stateHome, env: { ...env, PATH: `${FAKE_BIN}${delimiter}${process.env.PATH ?? ""}` } }));
     const detail = JSON.parse((await timeGet(api(`/api/jobs/${receipt.run_id}`))).body);
     const abort = new AbortController();
@@ -116,6 +116,7 @@ export async function benchViewer(ctx) {
     await reading;
     result.event_delay = ctx.figure({ label: "viewer event → job stream", what: "ledger event written → delivered on /api/jobs/<id>/events", samples: delays });
     ctx.target("viewer_event_delay", { measurement: result.event_delay, limitMs: 500, figure: "viewer.event_delay" });
+    keepParked();
     ledger.unpark();
     ledger.close();
   } finally {

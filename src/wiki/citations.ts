@@ -2,8 +2,9 @@ import type { Token } from "./markdown.js";
 
 const ID = "[A-Za-z0-9][A-Za-z0-9_.:-]*";
 /** `[@a]`, and the grouped forms `[@a; @b]` and `[@a, @b]`. */
-const CITATION = new RegExp(`\\[@${ID}(?:\\s*[;,]\\s*@${ID})*\\s*\\]`, "g");
-const CITED_ID = new RegExp(`@(${ID})`, "g");
+export const CITATION = new RegExp(`\\[@${ID}(?:\\s*[;,]\\s*@${ID})*\\s*\\]`, "g");
+/** One id inside a citation, captured. */
+export const CITED_ID = new RegExp(`@(${ID})`, "g");
 
 /**
  * Cited source ids in first-appearance order. Only prose counts: code spans and

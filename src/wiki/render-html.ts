@@ -1,6 +1,7 @@
 import MarkdownIt from "markdown-it";
 import type { MarkdownIt as MarkdownItInstance, Token } from "markdown-it";
 import { resolvePageHref } from "./links.js";
+import { CITATION, CITED_ID } from "./citations.js";
 
 export interface PageRenderInput {
   /** Markdown without front matter. */
@@ -23,10 +24,6 @@ export interface RenderedPage {
   citations: string[];
 }
 
-/** The same grammar as citations.ts: `[@a]`, `[@a; @b]`, `[@a, @b]`. */
-const ID = "[A-Za-z0-9][A-Za-z0-9_.:-]*";
-const CITATION = new RegExp(`\\[@${ID}(?:\\s*[;,]\\s*@${ID})*\\s*\\]`, "g");
-const CITED_ID = new RegExp(`@(${ID})`, "g");
 const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
 const WEB_OR_MAIL = /^(https?|mailto):/i;
 const WEB = /^https?:/i;
