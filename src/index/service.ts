@@ -9,7 +9,7 @@ import { indexMigrations } from "./schema.js";
 import { IndexWriter, type RefreshOutcome } from "./refresh.js";
 import type { PageParser } from "./parse-file.js";
 import { searchPages, type SearchRequest, type SearchResult } from "./views/search.js";
-import { showPage, type PageView } from "./views/pages.js";
+import { pageFingerprints, showPage, type PageView } from "./views/pages.js";
 import { listTopics, showTopic, type TopicDetail, type TopicSummary } from "./views/topics.js";
 import { healthReport, type HealthReport } from "./views/health.js";
 import { collectIssues, type ValidationIssue } from "./views/validate.js";
@@ -110,6 +110,15 @@ export class WikiIndex {
   async health(): Promise<HealthReport> {
     await this.fresh();
     return healthReport(this.db, this.repository.rootPath);
+  }
+
+  /**
+   * Content hashes of the pages as indexed now, without refreshing first: a run compares
+   * the sets from before and after its agent, so a refresh by any other reader in between
+   * (a search, the viewer) cannot hide what the run changed.
+   */
+  pageFingerprints(): Map<string, string> {
+    return pageFingerprints(this.db);
   }
 
   async summary(limits: Partial<SummaryLimits> = {}): Promise<WikiSummary> {

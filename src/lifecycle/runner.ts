@@ -11,6 +11,7 @@ import type { HarnessEvent } from "../harnesses/events.js";
 import { runEventKindFor } from "../harnesses/events.js";
 import type { IndexService, WikiIndex } from "../index/service.js";
 import type { ValidationIssue } from "../index/views/validate.js";
+import { diffPages } from "../index/views/pages.js";
 import type { SourceBrief } from "../sources/model.js";
 import {
   BUILD_BUDGET_CHARS,
@@ -78,6 +79,7 @@ export class LifecycleRunner implements OperationRunner {
       const { index, issues } = await phase("indexing", () => this.baseline(record));
       const material = await this.prepare(record, spec, index, issues);
       const prompt = renderPrompt(record, spec, index.almanacPath, material);
+      const pagesBefore = index.pageFingerprints();
       const before = await phase("internal_error", () => takeSnapshot(record.repositoryRoot, this.deps.commands, this.deps.env));
       const agent = `${spec.harness}${version ? ` ${version}` : ""}`;
       await phase("internal_error", () => runs.appendEvent(record.runId, now(), "message", `starting ${agent} with model ${spec.model}`));
@@ -92,8 +94,8 @@ export class LifecycleRunner implements OperationRunner {
           new Error(`harness ${result.kind} ${result.status}: ${oneLine(detail)}${fix}`),
         );
       }
-      const after = await phase("indexing", () => index.refresh());
-      runs.recordPageChanges(record.runId, { created: after.created, updated: after.updated, deleted: after.deleted });
+      await phase("indexing", () => index.refresh());
+      runs.recordPageChanges(record.runId, diffPages(pagesBefore, index.pageFingerprints()));
       await phase("wiki_validation", async () => gate(issues, await index.issues()));
       runs.finishRun(record.runId, now(), { status: "done", summary: result.summary ?? `${spec.kind} completed` });
     } catch (error) {

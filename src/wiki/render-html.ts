@@ -118,11 +118,12 @@ class InlineRewriter {
   /** Rewrites a link in place, or says to drop it (its text stays). */
   private link(token: Token): LinkDecision {
     const href = String(token.attrGet("href") ?? "");
-    if (WEB_OR_MAIL.test(href) || href.startsWith("//")) {
+    if (WEB_OR_MAIL.test(href)) {
       if (!href.toLowerCase().startsWith("mailto:")) externalAttributes(token);
       return "keep";
     }
-    if (SCHEME.test(href) || href.startsWith("#") || href.trim() === "") return "drop";
+    // Protocol-relative `//host` links are dropped too: the client links only explicit http(s) and mailto.
+    if (SCHEME.test(href) || href.startsWith("#") || href.startsWith("//") || href.trim() === "") return "drop";
     const page = resolvePageHref(href, this.input.slug, this.input.isLanding);
     if (page !== null) {
       token.attrSet("href", this.input.pageHref(page));

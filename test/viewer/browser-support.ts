@@ -12,7 +12,7 @@ export const skipReason: string | null = existsSync(CHROMIUM)
   : `${CHROMIUM} is not installed: the viewer's browser tests are skipped (CI installs it with apt-get install chromium)`;
 
 /** Screenshots of the key views, kept as test artifacts (gitignored). */
-export const SHOTS = join(ROOT, "test-results", "viewer");
+const SHOTS = join(ROOT, "test-results", "viewer");
 
 const VIEWPORT = { width: 1280, height: 800 };
 
@@ -82,7 +82,7 @@ export function readMarker(tab: Tab): Promise<string | null> {
 /** The wiki's name in the viewer: the repository folder's name. */
 export const WIKI = "demo";
 
-export const TOPICS = `topics:
+const TOPICS = `topics:
   - slug: concepts
     title: Concepts
     description: Ideas the code is built on
@@ -99,7 +99,7 @@ export const TOPICS = `topics:
  * A page that attacks the viewer. Whatever runs of it sets `__pwned` on the window or
  * opens a dialog; the test checks for both.
  */
-export const HOSTILE = page({
+const HOSTILE = page({
   title: "Hostile page",
   summary: "Tries script injection",
   topics: ["guides"],

@@ -126,3 +126,25 @@ function readBody(path: string): string {
     return "";
   }
 }
+
+/** Each indexed page's content hash, by slug: compared before and after a run to tell what it changed. */
+export function pageFingerprints(db: Db): Map<string, string> {
+  const rows = db
+    .prepare("SELECT p.slug, f.content_hash FROM pages p JOIN files f ON f.rel_path = p.rel_path")
+    .all() as { slug: string; content_hash: string }[];
+  return new Map(rows.map((row) => [row.slug, row.content_hash]));
+}
+
+/** Pages created, updated (content changed) and deleted between two fingerprint sets, each sorted. */
+export function diffPages(before: ReadonlyMap<string, string>, after: ReadonlyMap<string, string>): { created: string[]; updated: string[]; deleted: string[] } {
+  const created: string[] = [];
+  const updated: string[] = [];
+  const deleted: string[] = [];
+  for (const [slug, hash] of after) {
+    const previous = before.get(slug);
+    if (previous === undefined) created.push(slug);
+    else if (previous !== hash) updated.push(slug);
+  }
+  for (const slug of before.keys()) if (!after.has(slug)) deleted.push(slug);
+  return { created: created.sort(), updated: updated.sort(), deleted: deleted.sort() };
+}

@@ -1,0 +1,26 @@
+import { realpathSync } from "node:fs";
+import { resolve } from "node:path";
+import type { ServerCommand } from "./model.js";
+
+/**
+ * `<node> <CLI script> mcp`, both absolute and the script with symlinks resolved: a
+ * client started from a desktop launcher has a PATH of its own, and a global install's
+ * `ca` is a symlink into the package, so neither `ca` nor the link is a stable thing to
+ * record.
+ */
+export function serverCommand(nodePath: string, scriptPath: string): ServerCommand {
+  return { command: nodePath, args: [realScript(scriptPath), "mcp"] };
+}
+
+function realScript(scriptPath: string): string {
+  const absolute = resolve(scriptPath);
+  try {
+    return realpathSync(absolute);
+  } catch {
+    return absolute;
+  }
+}
+
+export function sameCommand(a: ServerCommand, b: ServerCommand): boolean {
+  return a.command === b.command && a.args.length === b.args.length && a.args.every((arg, i) => arg === b.args[i]);
+}

@@ -1,0 +1,39 @@
+import { realpathSync } from "node:fs";
+import { isAbsolute, posix, relative, sep } from "node:path";
+import { expandHome } from "../core/paths.js";
+import { invalid } from "../core/errors.js";
+
+/**
+ * A file or folder path as a tool received it, made repository-relative: a relative path
+ * is taken from the repository root, an absolute one must lie inside the repository. A
+ * path that leaves the repository is refused. A trailing slash (a folder) is kept.
+ */
+export function repositoryPath(input: string, root: string): string {
+  const text = expandHome(input.trim()).replace(/\\/g, "/");
+  if (text === "") throw invalid("path must not be empty");
+  const rel = isAbsolute(text) ? insideRoot(text, root) : posix.normalize(text);
+  if (rel === null || rel === ".." || rel.startsWith("../")) {
+    throw invalid(`path is outside the repository ${root}: ${input.trim()}`);
+  }
+  const trimmed = rel.replace(/\/+$/, "");
+  if (trimmed === "" || trimmed === ".") throw invalid("path names the repository root; name a file or folder inside it");
+  return text.endsWith("/") ? `${trimmed}/` : trimmed;
+}
+
+/** The path relative to the root, or null when it lies outside (also after resolving symlinks). */
+function insideRoot(path: string, root: string): string | null {
+  for (const candidate of [path, realpathOrNull(path)]) {
+    if (candidate === null) continue;
+    const rel = relative(root, candidate).split(sep).join("/");
+    if (rel !== ".." && !rel.startsWith("../") && !isAbsolute(rel)) return rel === "" ? "." : rel;
+  }
+  return null;
+}
+
+function realpathOrNull(path: string): string | null {
+  try {
+    return realpathSync(path);
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,96 @@
+import { ProductError, isProductError, invalid } from "../core/errors.js";
+import { LiveIndex } from "../index/freshness.js";
+import type { WikiIndex } from "../index/service.js";
+import { almanacPathFor, repositoryStatus } from "../repositories/identity.js";
+import type { Repository } from "../repositories/model.js";
+import type { McpDeps } from "./deps.js";
+
+/** A wiki ready to read: its index brought up to date for this call. */
+export interface OpenWiki {
+  repository: Repository;
+  live: LiveIndex;
+  index: WikiIndex;
+}
+
+export function noWikiMessage(cwd: string): string {
+  return `No wiki here: no almanac/ in ${cwd} or any folder above it. Create one with \`ca init\` in the repository, or start the server with \`--wiki <name>\` for a registered wiki (list_wikis shows them).`;
+}
+
+/**
+ * Which wiki a call reads, and its open index. Selection is the CLI's (walk up from the
+ * server's directory, or the `--wiki` pin) and happens on every call, so a wiki created,
+ * moved or deleted while the server runs is noticed. Index handles stay open between
+ * calls; each call refreshes at most once, and only when something may have changed
+ * (see src/index/freshness.ts).
+ */
+export class Wikis {
+  private readonly live = new Map<string, LiveIndex>();
+
+  constructor(private readonly deps: Pick<McpDeps, "cwd" | "wiki" | "repositories" | "openIndex" | "watch">) {}
+
+  /** The wiki a call without a `wiki` argument reads, or the one it names. */
+  repository(requested?: string): Repository {
+    const { deps } = this;
+    if (deps.wiki !== null) {
+      const pinned = deps.repositories.byName(deps.wiki);
+      if (requested !== undefined && deps.repositories.byName(requested).repositoryId !== pinned.repositoryId) {
+        throw invalid(`this server reads only the wiki "${pinned.name}" (it was started with --wiki ${deps.wiki})`);
+      }
+      return pinned;
+    }
+    if (requested !== undefined) return deps.repositories.byName(requested);
+    try {
+      return deps.repositories.select(deps.cwd);
+    } catch (error) {
+      if (isProductError(error) && error.code === "repository_not_selected") {
+        throw new ProductError("repository_not_selected", noWikiMessage(deps.cwd));
+      }
+      throw error;
+    }
+  }
+
+  /** The name of the wiki calls read by default, or null when there is none. */
+  defaultName(): string | null {
+    try {
+      return this.repository().name;
+    } catch {
+      return null;
+    }
+  }
+
+  async open(requested?: string): Promise<OpenWiki> {
+    const repository = this.repository(requested);
+    const status = repositoryStatus(repository.rootPath);
+    if (status !== "available") {
+      this.drop(repository.repositoryId);
+      const missing = status === "missing_repo" ? repository.rootPath : almanacPathFor(repository.rootPath);
+      throw new ProductError(
+        "not_found",
+        `the wiki "${repository.name}" is gone: ${missing} no longer exists (restore it, or drop the registration with \`ca forget ${repository.name}\`)`,
+      );
+    }
+    const live = this.liveIndex(repository);
+    await live.ensureFresh();
+    return { repository, live, index: live.index };
+  }
+
+  close(): void {
+    for (const live of this.live.values()) live.close();
+    this.live.clear();
+  }
+
+  private liveIndex(repository: Repository): LiveIndex {
+    const known = this.live.get(repository.repositoryId);
+    if (known && known.index.repository.rootPath === repository.rootPath) return known;
+    known?.close();
+    const created = new LiveIndex(this.deps.openIndex(repository), { watch: this.deps.watch });
+    this.live.set(repository.repositoryId, created);
+    return created;
+  }
+
+  /** A wiki that went away: its watches point at folders that no longer exist. */
+  private drop(repositoryId: string): void {
+    this.live.get(repositoryId)?.close();
+    this.live.delete(repositoryId);
+  }
+}
