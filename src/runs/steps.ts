@@ -55,7 +55,7 @@ export function projectSteps(events: RunEvent[], tools: Map<string, RunStep> = n
     if (!h) {
       if (event.kind === "error") pushError(steps, { ...base, kind: "error", title: "Error", body: event.message, error: true });
       else if (event.kind === "warning") steps.push({ ...base, kind: "warning", title: "Warning", body: event.message, error: false });
-      else if (event.kind === "status") steps.push({ ...base, kind: "status", title: titleCase(event.message), body: event.message, error: false });
+      else if (event.kind === "status") pushStatus(steps, { ...base, kind: "status", title: titleCase(event.message), body: event.message, error: false });
       else steps.push({ ...base, kind: "status", title: sentence(event.message), error: false });
       continue;
     }
@@ -163,6 +163,17 @@ function pushError(steps: RunStep[], step: RunStep): void {
     last.sequence = step.sequence;
     last.timestamp = step.timestamp;
     if (step.detail) last.detail = step.detail;
+    return;
+  }
+  steps.push(step);
+}
+
+/** The agent's own `done` and the run's final status say the same thing: one "Done" is shown. */
+function pushStatus(steps: RunStep[], step: RunStep): void {
+  const last = steps[steps.length - 1];
+  if (last?.kind === "status" && last.title === "Done" && step.title === "Done") {
+    last.sequence = step.sequence;
+    last.timestamp = step.timestamp;
     return;
   }
   steps.push(step);

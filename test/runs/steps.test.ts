@@ -26,6 +26,14 @@ describe("projectSteps", () => {
     expect(first[0]!.status).toBe("started");
   });
 
+  it("the agent's done and the run's done status show as one step", () => {
+    const agentDone = harness(3, { kind: "done", message: "claude succeeded: Updated the wiki." });
+    const runDone: RunEvent = { runId: "r", seq: 4, createdAt: 4, kind: "status", message: "done", payload: null };
+    const steps = projectSteps([agentDone, runDone]);
+    expect(steps.map((s) => s.title)).toEqual(["Done"]);
+    expect(steps[0]).toMatchObject({ sequence: 4, body: "claude succeeded: Updated the wiki." });
+  });
+
   it("without shared memory, a lone result is still shown, under its tool name", () => {
     const steps = projectSteps([result]);
     expect(steps[0]).toMatchObject({ tool: "Write", status: "completed" });
