@@ -30,6 +30,7 @@ import { benchQueue } from "./queue.mjs";
 import { benchLifecycle } from "./lifecycle.mjs";
 import { benchSync } from "./sync.mjs";
 import { benchViewer } from "./viewer.mjs";
+import { benchMcp } from "./mcp.mjs";
 
 const GENERATOR = fileURLToPath(new URL("./generate-wiki.mjs", import.meta.url));
 
@@ -624,6 +625,7 @@ export const sections = {
   lifecycle: benchLifecycle,
   sync: benchSync,
   viewer: benchViewer,
+  mcp: benchMcp,
 };
 
 // ---------------------------------------------------------------------------

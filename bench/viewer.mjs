@@ -10,6 +10,7 @@ import { spawn } from "node:child_process";
 import { delimiter, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
+import { TextDecoder } from "node:util";
 import { homeEnv } from "./env.mjs";
 import { Ledger } from "./queue.mjs";
 
@@ -41,7 +42,7 @@ function startServer(ctx, { cwd, stateHome, env }) {
 
 async function timeGet(url) {
   const started = performance.now();
-  const response = await fetch(url);
+  const response = await globalThis.fetch(url);
   const body = await response.text();
   const ms = performance.now() - started;
   if (!response.ok) throw new Error(`viewer bench: GET ${url} → ${response.status}: ${body.slice(0, 200)}`);
@@ -95,7 +96,7 @@ export async function benchViewer(ctx) {
     const receipt = JSON.parse(ctx.ca(["garden", "--using", "claude", "--json"], { cwd: root, stateHome, env: { ...env, PATH: `${FAKE_BIN}${delimiter}${process.env.PATH ?? ""}` } }));
     const detail = JSON.parse((await timeGet(api(`/api/jobs/${receipt.run_id}`))).body);
     const abort = new AbortController();
-    const stream = await fetch(api(`/api/jobs/${receipt.run_id}/events?after=${detail.last_seq}`), { signal: abort.signal, headers: { Accept: "text/event-stream" } });
+    const stream = await globalThis.fetch(api(`/api/jobs/${receipt.run_id}/events?after=${detail.last_seq}`), { signal: abort.signal, headers: { Accept: "text/event-stream" } });
     let seen = "";
     const arrivals = new Map();
     const reading = readStream(stream, (text) => {

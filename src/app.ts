@@ -400,6 +400,35 @@ export class App {
     createBrowserOpener({ platform: process.platform, env: this.options.env })(url);
   }
 
+  // ── mcp (mcp/) ──
+
+  /**
+   * `ca mcp`: the stdio server, until the client disconnects. The MCP SDK and the server's
+   * code load only here; queueing verbs are wired only with --allow-queue.
+   */
+  async mcp(launch: { cwd: string; wiki: string | null; allowQueue: boolean }): Promise<void> {
+    const { serveMcp } = await import("./mcp/server.js");
+    await serveMcp({
+      ...launch,
+      repositories: this.repositories,
+      openIndex: (repository) => this.index.open(repository),
+      watch: this.options.env.CODEALMANAC_MCP_WATCH !== "0",
+      queue: launch.allowQueue
+        ? {
+            ingest: async (wiki, inputs, options) => (await this.lifecycle()).ingest(launch.cwd, wiki, inputs, options),
+            garden: async (wiki, options) => (await this.lifecycle()).garden(launch.cwd, wiki, options),
+            run: async (runId) => {
+              const jobs = await this.jobs();
+              await jobs.recover();
+              return jobs.show(runId);
+            },
+          }
+        : null,
+      log: (line) => this.options.notice(line),
+      changePollMs: 1_000,
+    });
+  }
+
   close(): void {
     (this.cache.get("index") as IndexService | undefined)?.close();
     this.db?.close();

@@ -18,6 +18,7 @@ import { registerConfigCommands } from "./commands/config.js";
 import { registerAutomationCommands } from "./commands/automation.js";
 import { registerSetupCommands } from "./commands/setup.js";
 import { registerServeCommands } from "./commands/serve.js";
+import { registerMcpCommands } from "./commands/mcp.js";
 
 
 
@@ -222,6 +223,7 @@ export function buildProgram(ctx: CliContext, app: () => App): Command {
   registerAutomationCommands(program, kit);
   registerSetupCommands(program, kit);
   registerServeCommands(program, kit);
+  registerMcpCommands(program, kit);
   return program;
 }
 

@@ -3,6 +3,7 @@ import { LiveIndex } from "../index/freshness.js";
 import type { WikiIndex } from "../index/service.js";
 import { almanacPathFor, repositoryStatus } from "../repositories/identity.js";
 import type { Repository } from "../repositories/model.js";
+import type { RepositoryListing } from "../repositories/service.js";
 import type { McpDeps } from "./deps.js";
 
 /** A wiki ready to read: its index brought up to date for this call. */
@@ -58,7 +59,16 @@ export class Wikis {
     }
   }
 
-  async open(requested?: string): Promise<OpenWiki> {
+  /** The registered wikis a call may read: all of them, or only the pinned one. */
+  visible(): RepositoryListing[] {
+    const listings = this.deps.repositories.list();
+    if (this.deps.wiki === null) return listings;
+    const pinned = this.defaultName();
+    return listings.filter((listing) => listing.repository.name === pinned);
+  }
+
+  /** The wiki a call reads, refused when its folder is gone. */
+  available(requested?: string): Repository {
     const repository = this.repository(requested);
     const status = repositoryStatus(repository.rootPath);
     if (status !== "available") {
@@ -69,6 +79,11 @@ export class Wikis {
         `the wiki "${repository.name}" is gone: ${missing} no longer exists (restore it, or drop the registration with \`ca forget ${repository.name}\`)`,
       );
     }
+    return repository;
+  }
+
+  async open(requested?: string): Promise<OpenWiki> {
+    const repository = this.available(requested);
     const live = this.liveIndex(repository);
     await live.ensureFresh();
     return { repository, live, index: live.index };

@@ -1,13 +1,16 @@
 /**
- * `setup`: instructions into the agents' global files, settings into config.toml, and
- * the sync and garden schedules. Missing or logged-out agent CLIs and a scheduler that
- * cannot be used are warnings: the rest of setup is useful without them.
+ * `setup`: instructions into the agents' global files, settings into config.toml, our MCP
+ * server registered with the agents, and the sync and garden schedules. Missing or
+ * logged-out agent CLIs, an MCP registration that fails and a scheduler that cannot be
+ * used are warnings: the rest of setup is useful without them.
  */
 import { AUTOMATION_TASKS, type Automation, type AutomationTask } from "../automation/model.js";
 import { oneLine } from "../core/errors.js";
 import type { HarnessProbe } from "./harness-probe.js";
 import { readinessWarnings } from "./harness-checks.js";
 import { applyInstructions, planInstructions } from "./instruction-files.js";
+import type { McpClient, RegistrationReport } from "../mcp/install/model.js";
+import { registerMcpServers } from "./mcp-servers.js";
 import type { Check, ScheduleOutcome, SettingsStore, SetupReport, SetupRequest } from "./model.js";
 
 export interface InstallDeps {
@@ -15,6 +18,8 @@ export interface InstallDeps {
   probeHarnesses(): Promise<HarnessProbe[]>;
   settings(): Promise<SettingsStore>;
   automation(): Promise<Automation>;
+  /** Registers the MCP server with a client in the user scope (`ca mcp install --client <client>`). */
+  registerMcp(client: McpClient): Promise<RegistrationReport>;
 }
 
 export async function runSetup(request: SetupRequest, deps: InstallDeps): Promise<SetupReport> {
@@ -24,12 +29,13 @@ export async function runSetup(request: SetupRequest, deps: InstallDeps): Promis
   const store = await deps.settings();
   await store.saveSettings(request.settings);
   const instructions = edits.map(applyInstructions);
+  const mcp = await registerMcpServers(request.mcpClients, (client) => deps.registerMcp(client), warnings);
   const schedules = request.skipSchedules ? [] : await reconcileSchedules(request, deps);
   for (const failed of schedules) {
     if (failed.outcome !== "failed") continue;
     warnings.push({ key: `schedule.${failed.task}`, status: "warn", message: failed.message, fix: failed.fix });
   }
-  return { instructions, settings: request.settings, configPath: store.path, schedules, warnings };
+  return { instructions, settings: request.settings, configPath: store.path, schedules, mcp, warnings };
 }
 
 async function reconcileSchedules(request: SetupRequest, deps: InstallDeps): Promise<ScheduleOutcome[]> {

@@ -4,6 +4,7 @@
  */
 import type { AutomationTask, ReconcileResult, TaskSettings } from "../automation/model.js";
 import type { HarnessKind } from "../harnesses/catalog.js";
+import type { McpClient, RegistrationStatus } from "../mcp/install/model.js";
 
 export const INSTRUCTION_TARGETS = ["claude", "codex"] as const;
 export type InstructionTarget = (typeof INSTRUCTION_TARGETS)[number];
@@ -46,7 +47,14 @@ export interface SetupRequest {
   targets: InstructionTarget[];
   settings: SetupSettings;
   skipSchedules: boolean;
+  /** The clients to register the MCP server with (user scope); empty with --no-mcp. */
+  mcpClients: McpClient[];
 }
+
+/** One client's MCP registration during setup; a failure does not stop setup and is also one of its warnings. */
+export type McpOutcome =
+  | { client: McpClient; status: RegistrationStatus; configPath: string }
+  | { client: McpClient; status: "failed"; message: string; fix: string };
 
 export type ScheduleOutcome =
   | ({ outcome: "installed" | "removed" | "unchanged" } & ReconcileResult)
@@ -58,7 +66,9 @@ export interface SetupReport {
   configPath: string;
   /** Empty when schedules were skipped. */
   schedules: ScheduleOutcome[];
-  /** Problems that did not stop setup (agents missing or logged out, a scheduler that failed). */
+  /** Empty when no client was registered (--no-mcp, or no agent CLI installed). */
+  mcp: McpOutcome[];
+  /** Problems that did not stop setup (agents missing or logged out, an MCP registration or a scheduler that failed). */
   warnings: Check[];
 }
 

@@ -6,6 +6,7 @@
 import { AUTOMATION_TASKS, type AutomationTask, type TaskSettings } from "../automation/model.js";
 import type { Config } from "../config/config.js";
 import type { HarnessKind } from "../harnesses/catalog.js";
+import type { McpClient } from "../mcp/install/model.js";
 import { INSTRUCTION_TARGETS, type InstructionTarget, type SetupRequest } from "./model.js";
 
 export type TargetChoice = "all" | InstructionTarget;
@@ -25,6 +26,8 @@ export interface SetupChoices {
   autoCommit: boolean | null;
   schedules: Record<AutomationTask, ScheduleChoice>;
   skipSchedules: boolean;
+  /** False for `--no-mcp`. */
+  mcp: boolean;
 }
 
 export function targetsFor(choice: TargetChoice | null): InstructionTarget[] {
@@ -37,7 +40,11 @@ export function scheduleFor(choice: ScheduleChoice, current: TaskSettings): Task
   return current;
 }
 
-export function setupRequest(choices: SetupChoices, config: Config): SetupRequest {
+/**
+ * `installed` says whether a client's CLI is on PATH: the MCP server is registered with
+ * the agents the person uses, among those setup tells about the wiki.
+ */
+export function setupRequest(choices: SetupChoices, config: Config, installed: (client: McpClient) => boolean): SetupRequest {
   const schedules = Object.fromEntries(
     AUTOMATION_TASKS.map((task) => [task, scheduleFor(choices.schedules[task], config.automation[task])]),
   ) as Record<AutomationTask, TaskSettings>;
@@ -49,5 +56,6 @@ export function setupRequest(choices: SetupChoices, config: Config): SetupReques
       ...schedules,
     },
     skipSchedules: choices.skipSchedules,
+    mcpClients: choices.mcp ? targetsFor(choices.target).filter(installed) : [],
   };
 }

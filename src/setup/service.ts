@@ -5,11 +5,13 @@ import type { Automation } from "../automation/model.js";
 import type { Config } from "../config/config.js";
 import type { CommandRunner } from "../core/command.js";
 import { ProductError } from "../core/errors.js";
+import { resolveExecutable } from "../core/executables.js";
 import { homeDir, type StatePaths } from "../core/paths.js";
 import type { Db } from "../core/sqlite.js";
-import type { HarnessKind } from "../harnesses/catalog.js";
+import { HARNESSES, type HarnessKind } from "../harnesses/catalog.js";
 import type { HarnessReadiness } from "../harnesses/types.js";
 import type { ValidationIssue } from "../index/views/validate.js";
+import type { McpClient, RegistrationAction, RegistrationReport } from "../mcp/install/model.js";
 import type { Repository } from "../repositories/model.js";
 import { runDoctor, type WikiDiagnosis } from "./doctor.js";
 import { probeHarnesses, type HarnessProbe } from "./harness-probe.js";
@@ -53,7 +55,8 @@ export class SetupService {
 
   /** What setup does for these choices, from the current config; throws when config.toml is invalid. */
   async request(choices: SetupChoices): Promise<SetupRequest> {
-    return setupRequest(choices, await this.deps.config());
+    const installed = (kind: HarnessKind) => resolveExecutable(HARNESSES[kind].executable, this.deps.env) !== null;
+    return setupRequest(choices, await this.deps.config(), installed);
   }
 
   harnesses(): Promise<HarnessProbe[]> {
@@ -67,7 +70,26 @@ export class SetupService {
       probeHarnesses: () => this.harnesses(),
       settings: () => this.deps.settings(),
       automation: () => this.deps.automation(),
+      registerMcp: (client) => this.registerMcp(client),
     });
+  }
+
+  /** The server this very CLI runs, registered as `ca mcp install --client <client>` would. */
+  private registerMcp(client: McpClient): Promise<RegistrationReport> {
+    return this.changeMcp("install", client);
+  }
+
+  private async changeMcp(action: RegistrationAction, client: McpClient): Promise<RegistrationReport> {
+    const { registerServer, serverCommand } = await import("../mcp/install/service.js");
+    const { env, run } = this.deps;
+    const server = serverCommand(process.execPath, process.argv[1] ?? "codealmanac");
+    return registerServer(action, { client, scope: "user", print: false }, { env, cwd: homeDir(env), run, server });
+  }
+
+  private async mcpRegistration(client: McpClient): Promise<string | null> {
+    const { registeredIn } = await import("../mcp/install/service.js");
+    const { env } = this.deps;
+    return registeredIn(client, "user", { env, cwd: homeDir(env) });
   }
 
   doctor(cwd: string, wiki?: string): Promise<DoctorReport> {
@@ -116,6 +138,8 @@ export class SetupService {
       queue: () => deps.queue(),
       repositoryRoots: () => deps.repositoryRoots(),
       closeState: () => deps.closeState(),
+      mcpRegistration: (client) => this.mcpRegistration(client),
+      unregisterMcp: (client) => this.changeMcp("uninstall", client),
     };
   }
 

@@ -1,22 +1,24 @@
 /**
  * `uninstall`: takes out exactly what setup and use put on the machine — the managed
- * instruction blocks, the schedules, and the state directory — and never a repository's
- * `almanac/`. The state goes last, and only once the queue is stopped: deleting the
- * ledger under a live worker would leave agents editing repositories unsupervised.
+ * instruction blocks, our MCP server in the agents' user scope, the schedules, and the
+ * state directory — and never a repository's `almanac/`, nor its `.mcp.json` (shared
+ * with whoever clones it). The state goes last, and only once the queue is stopped:
+ * deleting the ledger under a live worker would leave agents editing repositories
+ * unsupervised.
  */
 import { existsSync } from "node:fs";
 import { AUTOMATION_TASKS, type Automation, type AutomationTask } from "../automation/model.js";
 import { conflict, oneLine } from "../core/errors.js";
 import type { StatePaths } from "../core/paths.js";
 import { installedFiles, removeInstructions, type RemovedFile } from "./instruction-files.js";
+import { findMcpRegistrations, removeMcpServers, type McpRegistration, type McpRegistrationDeps, type RemovedRegistration } from "./mcp-servers.js";
 import { INSTRUCTION_TARGETS, type Check, type InstructionTarget } from "./model.js";
 import { describeActivity, queueActivity, shutDownQueue, type QueueActivity, type QueueShutdownDeps } from "./queue-shutdown.js";
 import { deleteStateRoot, stateRootHazard } from "./state-root.js";
 
 export const PACKAGE_UNINSTALL = "npm uninstall -g codealmanac";
 
-export interface UninstallDeps {
-  env: NodeJS.ProcessEnv;
+export interface UninstallDeps extends McpRegistrationDeps {
   paths: StatePaths;
   home: string;
   automation(): Promise<Automation>;
@@ -30,6 +32,7 @@ export interface UninstallDeps {
 
 export interface UninstallPlan {
   instructions: { target: InstructionTarget; path: string }[];
+  mcp: McpRegistration[];
   schedules: AutomationTask[];
   /** Set when the schedules could not be read; removal is still attempted. */
   scheduleProblem: string | null;
@@ -40,6 +43,7 @@ export interface UninstallPlan {
 
 export interface UninstallReport {
   instructions: RemovedFile[];
+  mcp: RemovedRegistration[];
   schedules: AutomationTask[];
   /** The deleted state directory, or null. */
   stateRoot: string | null;
@@ -54,6 +58,7 @@ const IDLE: QueueActivity = { queued: 0, running: 0, worker: null };
 
 export async function planUninstall(deps: UninstallDeps): Promise<UninstallPlan> {
   const instructions = INSTRUCTION_TARGETS.flatMap((target) => installedFiles(target, deps.env).map((path) => ({ target, path })));
+  const mcp = await findMcpRegistrations(deps);
   let schedules: AutomationTask[] = [];
   let scheduleProblem: string | null = null;
   try {
@@ -63,11 +68,11 @@ export async function planUninstall(deps: UninstallDeps): Promise<UninstallPlan>
   }
   const stateRoot = existsSync(deps.paths.root) ? deps.paths.root : null;
   const activity = existsSync(deps.paths.database) ? queueActivity(await deps.queue()) : IDLE;
-  return { instructions, schedules, scheduleProblem, stateRoot, activity };
+  return { instructions, mcp, schedules, scheduleProblem, stateRoot, activity };
 }
 
 export function isNothingToRemove(plan: UninstallPlan): boolean {
-  return plan.instructions.length === 0 && plan.schedules.length === 0 && plan.stateRoot === null;
+  return plan.instructions.length === 0 && plan.mcp.length === 0 && plan.schedules.length === 0 && plan.stateRoot === null;
 }
 
 export function isBusy(activity: QueueActivity): boolean {
@@ -94,6 +99,7 @@ export function uninstallRefusal(plan: UninstallPlan, options: { yes: boolean; c
 export function describePlan(plan: UninstallPlan): string {
   const parts: string[] = [];
   if (plan.instructions.length > 0) parts.push(`the codealmanac block in ${plan.instructions.map((i) => i.path).join(" and ")}`);
+  if (plan.mcp.length > 0) parts.push(`the codealmanac MCP server in ${plan.mcp.map((m) => m.configPath).join(" and ")}`);
   if (plan.schedules.length > 0) parts.push(`the ${plan.schedules.join(" and ")} schedule${plan.schedules.length === 1 ? "" : "s"}`);
   if (plan.stateRoot) parts.push(`the state directory ${plan.stateRoot} (run history, indexes, config)`);
   return parts.length > 1 ? `${parts.slice(0, -1).join(", ")} and ${parts.at(-1)}` : (parts[0] ?? "nothing");
@@ -110,9 +116,10 @@ export async function runUninstall(plan: UninstallPlan, deps: UninstallDeps, opt
   }
   const schedules = await removeSchedules(plan, deps, warnings);
   const instructions = INSTRUCTION_TARGETS.flatMap((target) => removeInstructions(target, deps.env));
+  const mcp = await removeMcpServers(plan.mcp, deps, warnings);
   const stateRoot = removeState(plan, deps, queue, warnings);
   const { cancelled, worker } = shutdown;
-  return { instructions, schedules, stateRoot, cancelled, worker, warnings, packageCommand: PACKAGE_UNINSTALL };
+  return { instructions, mcp, schedules, stateRoot, cancelled, worker, warnings, packageCommand: PACKAGE_UNINSTALL };
 }
 
 /** Every scheduler that may hold one is asked, not only the one status reads: detection may have changed since setup. */

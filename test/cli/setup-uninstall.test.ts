@@ -15,7 +15,12 @@ const PACKAGE_LINE = "the codealmanac package stays installed; remove it with: n
 
 interface UninstallJson {
   nothing_to_remove: boolean;
-  removed: { instructions: { target: string; path: string; deleted: boolean }[]; schedules: string[]; state_root: string | null };
+  removed: {
+    instructions: { target: string; path: string; deleted: boolean }[];
+    mcp: { client: string; path: string; deleted: boolean }[];
+    schedules: string[];
+    state_root: string | null;
+  };
   cancelled: string[];
   worker_stopped: number | null;
   warnings: { key: string; message: string }[];
@@ -25,6 +30,15 @@ interface UninstallJson {
 /** The compile cache would write into the state directory after the command; see the last test. */
 function uninstallSandbox(): SetupSandbox {
   return setupSandbox({ env: { CODEALMANAC_NO_COMPILE_CACHE: "1" } });
+}
+
+/** Where the fake claude keeps user-scope MCP servers (no CLAUDE_CONFIG_DIR in the sandbox), and Codex's config. */
+function mcpFiles(box: SetupSandbox): { claudeJson: string; codexToml: string } {
+  return { claudeJson: join(box.home, ".claude.json"), codexToml: join(box.home, ".codex", "config.toml") };
+}
+
+function claudeServers(path: string): Record<string, unknown> {
+  return (JSON.parse(readText(path)!) as { mcpServers: Record<string, unknown> }).mcpServers;
 }
 
 function treeOf(dir: string): Record<string, string> {
@@ -49,9 +63,12 @@ describe("uninstall", () => {
     writeText(box.crontab, cronBefore);
     const repo = writeWiki(join(box.dir, "app"), {});
     const wikiBefore = treeOf(join(repo, "almanac"));
+    const { claudeJson, codexToml } = mcpFiles(box);
     expect(box.run(["setup", "--yes"]).code).toBe(0);
     expect(box.run(["search", "home"], { cwd: repo }).code).toBe(0);
     expect(readText(box.claudeMd)).toContain(BLOCK_START);
+    expect(Object.keys(claudeServers(claudeJson))).toEqual(["codealmanac"]);
+    expect(readText(codexToml)).toContain("[mcp_servers.codealmanac]");
     expect(existsSync(join(box.state, "codealmanac.db"))).toBe(true);
 
     const result = box.run(["uninstall", "--yes"]);
@@ -61,6 +78,8 @@ describe("uninstall", () => {
       [
         `removed the codealmanac block from ${box.claudeMd}`,
         `deleted ${box.agentsMd} (it held only the codealmanac block)`,
+        `removed the codealmanac MCP server from Claude Code (${claudeJson})`,
+        `deleted ${codexToml} (it held only the codealmanac MCP server)`,
         "removed the sync schedule",
         "removed the garden schedule",
         `deleted ${box.state}`,
@@ -70,6 +89,8 @@ describe("uninstall", () => {
     );
     expect(readText(box.claudeMd)).toBe(claudeBefore);
     expect(existsSync(box.agentsMd)).toBe(false);
+    expect(claudeServers(claudeJson)).toEqual({});
+    expect(existsSync(codexToml)).toBe(false);
     expect(readText(box.crontab)).toBe(cronBefore);
     expect(existsSync(box.state)).toBe(false);
     expect(treeOf(join(repo, "almanac"))).toEqual(wikiBefore);
@@ -97,7 +118,7 @@ describe("uninstall", () => {
     expect(result.stdout).toBe(`nothing to remove\n${PACKAGE_LINE}\n`);
     const json = box.run(["uninstall", "--json"]);
     expect(json.code).toBe(0);
-    expect(json.json<UninstallJson>()).toMatchObject({ nothing_to_remove: true, removed: { instructions: [], schedules: [], state_root: null } });
+    expect(json.json<UninstallJson>()).toMatchObject({ nothing_to_remove: true, removed: { instructions: [], mcp: [], schedules: [], state_root: null } });
     // A file that merely mentions codealmanac is not ours.
     writeText(box.claudeMd, "I use codealmanac.\n");
     expect(box.run(["uninstall"]).stdout).toBe(`nothing to remove\n${PACKAGE_LINE}\n`);
@@ -106,13 +127,18 @@ describe("uninstall", () => {
 
   test("without --yes and without a terminal it removes nothing and says what --yes would remove", () => {
     box = uninstallSandbox();
+    const { claudeJson, codexToml } = mcpFiles(box);
     expect(box.run(["setup", "--yes"]).code).toBe(0);
     const result = box.run(["uninstall"]);
     expect(result.code).toBe(1);
     expect(result.stdout).toBe("");
     expect(result.stderr).toBe(
-      `codealmanac: uninstall removes the codealmanac block in ${box.claudeMd} and ${box.agentsMd}, the sync and garden schedules and the state directory ${box.state} (run history, indexes, config); pass --yes\n`,
+      `codealmanac: uninstall removes the codealmanac block in ${box.claudeMd} and ${box.agentsMd}, ` +
+        `the codealmanac MCP server in ${claudeJson} and ${codexToml}, the sync and garden schedules ` +
+        `and the state directory ${box.state} (run history, indexes, config); pass --yes\n`,
     );
+    expect(Object.keys(claudeServers(claudeJson))).toEqual(["codealmanac"]);
+    expect(readText(codexToml)).toContain("[mcp_servers.codealmanac]");
     expect(readText(box.claudeMd)).toContain(BLOCK_START);
     expect(existsSync(join(box.state, "config.toml"))).toBe(true);
     expect(readText(box.crontab)).toContain("__scheduled sync");
@@ -120,6 +146,73 @@ describe("uninstall", () => {
     expect(json.code).toBe(1);
     expect(json.stdout).toBe("");
     expect(JSON.parse(json.stderr)).toMatchObject({ error: { code: "conflict" } });
+  });
+
+  test("setup and uninstall leave Claude Code's and Codex's own configuration exactly as it was", () => {
+    box = uninstallSandbox();
+    const { claudeJson, codexToml } = mcpFiles(box);
+    // As Claude Code writes .claude.json: pretty JSON without a final newline, another server already there.
+    const docs = { type: "stdio", command: "npx", args: ["docs-server"], env: {} };
+    const claudeBefore = JSON.stringify({ numStartups: 3, mcpServers: { docs }, projects: { [box.dir]: { allowedTools: [] } } }, null, 2);
+    const codexBefore = '# mine\r\nmodel = "gpt-5.5"\r\n\r\n[mcp_servers.docs]\r\ncommand = "npx"\r\nargs = ["docs-server"]';
+    const claudeMdBefore = "# Mine\n";
+    writeText(claudeJson, claudeBefore);
+    writeText(codexToml, codexBefore);
+    writeText(box.claudeMd, claudeMdBefore);
+
+    expect(box.run(["setup", "--yes", "--skip-schedules"]).code).toBe(0);
+    expect(claudeServers(claudeJson)).toMatchObject({ docs, codealmanac: { type: "stdio", command: process.execPath } });
+    expect(readText(codexToml)).toContain("[mcp_servers.codealmanac]");
+
+    const result = box.run(["uninstall", "--yes", "--json"]);
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    expect(result.json<UninstallJson>().removed.mcp).toEqual([
+      { client: "claude", path: claudeJson, deleted: false },
+      { client: "codex", path: codexToml, deleted: false },
+    ]);
+    expect(readText(claudeJson)).toBe(claudeBefore);
+    expect(readText(codexToml)).toBe(codexBefore);
+    expect(readText(box.claudeMd)).toBe(claudeMdBefore);
+    expect(existsSync(box.agentsMd)).toBe(false);
+  });
+
+  test("with only the MCP server registered it is removed; without claude on PATH Claude Code's entry stays, with a warning", () => {
+    box = uninstallSandbox();
+    const { claudeJson, codexToml } = mcpFiles(box);
+    expect(box.run(["mcp", "install", "--client", "claude"]).code).toBe(0);
+    expect(box.run(["mcp", "install", "--client", "codex"]).code).toBe(0);
+    box.env.PATH = box.env.PATH!.split(":").filter((dir) => !existsSync(join(dir, "claude"))).join(":");
+    const result = box.run(["uninstall", "--yes"]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(`deleted ${codexToml} (it held only the codealmanac MCP server)\n${PACKAGE_LINE}\n`);
+    expect(result.stderr).toBe(
+      `warning: kept the codealmanac MCP server in ${claudeJson}: claude is not on PATH to remove it\n` +
+        `  fix: run \`claude mcp remove --scope user codealmanac\`, or delete "codealmanac" from "mcpServers" in ${claudeJson} by hand\n`,
+    );
+    expect(Object.keys(claudeServers(claudeJson))).toEqual(["codealmanac"]);
+    expect(existsSync(codexToml)).toBe(false);
+  });
+
+  test("a registration that cannot be removed is a warning with a fix, and the rest is removed", () => {
+    box = uninstallSandbox();
+    const { claudeJson } = mcpFiles(box);
+    expect(box.run(["setup", "--yes", "--skip-schedules", "--target", "claude"]).code).toBe(0);
+    const result = box.run(["uninstall", "--yes", "--json"], { env: { FAKE_CLAUDE_MCP_FAIL: "Error: config file is locked" } });
+    expect(result.code).toBe(0);
+    const report = result.json<UninstallJson>();
+    expect(report.removed.mcp).toEqual([]);
+    expect(report.removed.instructions).toEqual([{ target: "claude", path: box.claudeMd, deleted: true }]);
+    expect(report.removed.state_root).toBe(box.state);
+    expect(report.warnings).toEqual([
+      {
+        key: "mcp.claude",
+        status: "warn",
+        message: "could not remove the codealmanac MCP server from Claude Code: `claude mcp remove` failed: Error: config file is locked",
+        fix: `run \`claude mcp remove --scope user codealmanac\`, or delete "codealmanac" from "mcpServers" in ${claudeJson} by hand`,
+      },
+    ]);
+    expect(Object.keys(claudeServers(claudeJson))).toEqual(["codealmanac"]);
   });
 
   test("refuses while a worker is live and a run is queued", async () => {

@@ -27,6 +27,10 @@ describe("setup: instruction files", () => {
     expect(first.code).toBe(0);
     expect(first.stdout).toContain(`claude instructions: installed in ${box.claudeMd}\n`);
     expect(first.stdout).toContain(`codex instructions: installed in ${box.agentsMd}\n`);
+    // The fake claude on PATH registers the MCP server as the real one does.
+    expect(first.stdout).toContain(`claude MCP server: installed in ${join(box.home, ".claude.json")}\n`);
+    expect(first.stdout).toContain(`codex MCP server: installed in ${join(box.home, ".codex", "config.toml")}\n`);
+    expect(first.stderr).not.toContain("MCP");
     expect(readText(box.claudeMd)).toBe(`${BLOCK}\n`);
     expect(readText(box.agentsMd)).toBe(`${BLOCK}\n`);
     const config = readText(join(box.state, "config.toml"));
@@ -35,6 +39,7 @@ describe("setup: instruction files", () => {
     expect(second.code).toBe(0);
     expect(second.stdout).toContain(`claude instructions: already installed in ${box.claudeMd}\n`);
     expect(second.stdout).toContain(`codex instructions: already installed in ${box.agentsMd}\n`);
+    expect(second.stdout).toContain(`claude MCP server: already installed in ${join(box.home, ".claude.json")}\n`);
     expect(readText(box.claudeMd)).toBe(`${BLOCK}\n`);
     expect(readText(box.agentsMd)).toBe(`${BLOCK}\n`);
     expect(readText(join(box.state, "config.toml"))).toBe(config);

@@ -17,7 +17,7 @@ export const registerSetupCommands: RegisterCommands = (program, kit) => {
     .action(kit.act(doctor));
   program
     .command("uninstall")
-    .description("remove the instruction blocks, the schedules and the state directory (wikis in repositories stay)")
+    .description("remove the instruction blocks, the MCP server registrations, the schedules and the state directory (wikis in repositories stay)")
     .option("--yes", "do not ask; cancel queued and running jobs first")
     .addOption(kit.json())
     .action(kit.act(uninstall));
@@ -37,6 +37,7 @@ function registerSetup(program: Command, kit: CommandKit): void {
     .addOption(new Option("--garden-every <duration>", "garden interval, such as 24h").conflicts("gardenOff"))
     .option("--garden-off", "do not schedule garden")
     .option("--skip-schedules", "save the settings but leave the operating system's scheduler alone")
+    .option("--no-mcp", "do not register the codealmanac MCP server with Claude Code and Codex")
     .addOption(kit.json())
     .action(kit.act(setup));
 }
@@ -81,6 +82,7 @@ function setupChoices(opts: Opts): SetupChoices {
       garden: scheduleChoice(opts.gardenOff, opts.gardenEvery, "--garden-every"),
     },
     skipSchedules: opts.skipSchedules === true,
+    mcp: opts.mcp !== false,
   };
 }
 

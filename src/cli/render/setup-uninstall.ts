@@ -1,11 +1,13 @@
 import type { CliContext } from "../context.js";
+import { HARNESSES } from "../../harnesses/catalog.js";
+import type { RemovedRegistration } from "../../setup/mcp-servers.js";
 import { PACKAGE_UNINSTALL, type UninstallReport } from "../../setup/uninstall.js";
 import { renderWarnings } from "./setup.js";
 
 export function nothingJson() {
   return {
     nothing_to_remove: true,
-    removed: { instructions: [], schedules: [], state_root: null },
+    removed: { instructions: [], mcp: [], schedules: [], state_root: null },
     cancelled: [],
     worker_stopped: null,
     warnings: [],
@@ -20,7 +22,7 @@ export function renderNothing(ctx: CliContext): void {
 export function uninstallJson(report: UninstallReport) {
   return {
     nothing_to_remove: false,
-    removed: { instructions: report.instructions, schedules: report.schedules, state_root: report.stateRoot },
+    removed: { instructions: report.instructions, mcp: report.mcp, schedules: report.schedules, state_root: report.stateRoot },
     cancelled: report.cancelled,
     worker_stopped: report.worker,
     warnings: report.warnings,
@@ -37,11 +39,17 @@ export function renderUninstall(ctx: CliContext, report: UninstallReport): void 
     if (file.deleted) lines.push(`deleted ${file.path} (it held only the codealmanac block)`);
     else lines.push(`removed the codealmanac block from ${file.path}`);
   }
+  for (const registration of report.mcp) lines.push(mcpLine(registration));
   for (const task of report.schedules) lines.push(`removed the ${task} schedule`);
   if (report.stateRoot) lines.push(`deleted ${report.stateRoot}`);
   lines.push(packageLine());
   ctx.write(lines.join("\n") + "\n");
   renderWarnings(ctx, report.warnings);
+}
+
+function mcpLine({ client, path, deleted }: RemovedRegistration): string {
+  if (deleted) return `deleted ${path} (it held only the codealmanac MCP server)`;
+  return `removed the codealmanac MCP server from ${HARNESSES[client].label} (${path})`;
 }
 
 function packageLine(): string {

@@ -9,6 +9,7 @@ import { HARNESSES, HARNESS_KINDS, type HarnessKind } from "../../harnesses/cata
 import type { HarnessProbe } from "../../setup/harness-probe.js";
 import { INSTRUCTION_TARGETS, type InstructionTarget, type SetupRequest } from "../../setup/model.js";
 import type { SetupChoices } from "../../setup/request.js";
+import type { McpClient } from "../../mcp/install/model.js";
 import type * as clack from "@clack/prompts";
 
 type Prompts = typeof clack;
@@ -30,7 +31,10 @@ export async function askSetup(questions: SetupQuestions): Promise<SetupRequest 
   try {
     const settings = { ...request.settings };
     if (choices.using === null) settings.harnessDefault = await askAgent(p, settings.harnessDefault, probes);
-    const targets = choices.target === null && !choices.skipInstructions ? await askTargets(p, request.targets) : request.targets;
+    const asked = choices.target === null && !choices.skipInstructions;
+    const targets = asked ? await askTargets(p, request.targets, request.mcpClients) : request.targets;
+    // Unticking an agent there leaves it untold: no instructions and no MCP server.
+    const mcpClients = asked ? request.mcpClients.filter((client) => targets.includes(client)) : request.mcpClients;
     if (choices.autoCommit === null) {
       settings.autoCommit = answer(await p.confirm({ message: "Let runs commit their wiki changes?", initialValue: settings.autoCommit }));
     }
@@ -40,7 +44,7 @@ export async function askSetup(questions: SetupQuestions): Promise<SetupRequest 
         if (!given.off && given.everyMs === null) settings[task] = await askSchedule(p, task, settings[task]);
       }
     }
-    return { ...request, targets, settings };
+    return { ...request, targets, settings, mcpClients };
   } catch (error) {
     if (!(error instanceof Cancelled)) throw error;
     p.cancel("setup cancelled");
@@ -81,12 +85,11 @@ async function askAgent(p: Prompts, current: HarnessKind | null, probes: Harness
   return chosen === "detect" ? null : chosen;
 }
 
-async function askTargets(p: Prompts, current: InstructionTarget[]): Promise<InstructionTarget[]> {
-  const options = INSTRUCTION_TARGETS.map((target) => ({
-    value: target,
-    label: HARNESSES[target].label,
-    hint: target === "claude" ? "CLAUDE.md" : "AGENTS.md",
-  }));
+async function askTargets(p: Prompts, current: InstructionTarget[], mcpClients: McpClient[]): Promise<InstructionTarget[]> {
+  const options = INSTRUCTION_TARGETS.map((target) => {
+    const file = target === "claude" ? "CLAUDE.md" : "AGENTS.md";
+    return { value: target, label: HARNESSES[target].label, hint: mcpClients.includes(target) ? `${file} and the MCP server` : file };
+  });
   return answer(await p.multiselect({ message: "Tell which agents about the wiki?", options, initialValues: current, required: false }));
 }
 

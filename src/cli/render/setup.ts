@@ -1,5 +1,5 @@
 import type { CliContext } from "../context.js";
-import type { Check, ScheduleOutcome, SetupReport } from "../../setup/model.js";
+import type { Check, McpOutcome, ScheduleOutcome, SetupReport } from "../../setup/model.js";
 import { formatDuration } from "../../config/duration.js";
 
 export function setupJson(report: SetupReport) {
@@ -16,8 +16,14 @@ export function setupJson(report: SetupReport) {
       },
     },
     schedules: report.schedules.map(scheduleJson),
+    mcp: report.mcp.map(mcpJson),
     warnings: report.warnings,
   };
+}
+
+function mcpJson(outcome: McpOutcome) {
+  if (outcome.status === "failed") return { client: outcome.client, scope: "user", status: outcome.status, message: outcome.message, fix: outcome.fix };
+  return { client: outcome.client, scope: "user", status: outcome.status, config_path: outcome.configPath };
 }
 
 function scheduleJson(schedule: ScheduleOutcome) {
@@ -34,6 +40,10 @@ export function renderSetup(ctx: CliContext, report: SetupReport): void {
     lines.push(`${item.target} instructions: ${status} in ${item.path}`);
   }
   lines.push(`settings: ${settingsLine(report)} ${s.dim(`(${report.configPath})`)}`);
+  // A failed registration is told among the warnings, with its fix.
+  for (const outcome of report.mcp) {
+    if (outcome.status !== "failed") lines.push(`${outcome.client} MCP server: ${mcpLine(ctx, outcome)}`);
+  }
   for (const schedule of report.schedules) {
     if (schedule.outcome !== "failed") lines.push(`${schedule.task} schedule: ${scheduleLine(schedule)}`);
   }
@@ -47,6 +57,12 @@ function settingsLine(report: SetupReport): string {
     settings[task].enabled ? `${task} every ${formatDuration(settings[task].everyMs)}` : `${task} off`;
   const agent = settings.harnessDefault ?? "detected per run";
   return `agent ${agent}, auto-commit ${settings.autoCommit ? "on" : "off"}, ${every("sync")}, ${every("garden")}`;
+}
+
+function mcpLine(ctx: CliContext, outcome: Exclude<McpOutcome, { status: "failed" }>): string {
+  const s = ctx.out;
+  const status = outcome.status === "already installed" ? s.dim(outcome.status) : s.green(outcome.status);
+  return `${status} in ${outcome.configPath}`;
 }
 
 function scheduleLine(schedule: Exclude<ScheduleOutcome, { outcome: "failed" }>): string {

@@ -62,4 +62,6 @@ export interface RegistrarDeps {
 export interface ClientRegistrar {
   install(request: RegistrationRequest, deps: RegistrarDeps): Promise<RegistrationReport>;
   uninstall(request: RegistrationRequest, deps: RegistrarDeps): Promise<RegistrationReport>;
+  /** The file that registers our server in this scope, read without changing anything; null when none does. */
+  registeredIn(scope: McpScope, deps: Pick<RegistrarDeps, "env" | "cwd">): string | null;
 }

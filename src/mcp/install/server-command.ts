@@ -24,3 +24,18 @@ function realScript(scriptPath: string): string {
 export function sameCommand(a: ServerCommand, b: ServerCommand): boolean {
   return a.command === b.command && a.args.length === b.args.length && a.args.every((arg, i) => arg === b.args[i]);
 }
+
+/** A registration runs our server when it starts this node and script with `mcp`, whatever flags a person added after it. */
+export function runsServer(registered: ServerCommand, server: ServerCommand): boolean {
+  return registered.command === server.command && server.args.every((arg, i) => registered.args[i] === arg);
+}
+
+/**
+ * `server` with the flags a person put after `mcp` in the registration it replaces
+ * (`--allow-queue`, `--wiki NAME`), so re-registering after an upgrade keeps them.
+ */
+export function withAddedFlags(server: ServerCommand, registered: ServerCommand | null): ServerCommand {
+  const at = registered ? registered.args.indexOf("mcp") : -1;
+  if (!registered || at < 0) return server;
+  return { command: server.command, args: [...server.args, ...registered.args.slice(at + 1)] };
+}

@@ -17,7 +17,23 @@ const KINDS: Record<string, string> = {
  * the argument and what it must be.
  */
 export function argumentProblems(issues: readonly Issue[], args: unknown): string {
-  return issues.map((issue) => describe(issue, args)).join("; ");
+  return tightest(issues).map((issue) => describe(issue, args)).join("; ");
+}
+
+/**
+ * One bound per argument: an integer also carries the implicit safe-integer range, and
+ * "at most 9007199254740991" beside "at most 100" would only confuse.
+ */
+function tightest(issues: readonly Issue[]): Issue[] {
+  const kept = new Map<string, Issue>();
+  for (const issue of issues) {
+    const key = `${issue.code}:${pathText(issue.path)}`;
+    const known = kept.get(key);
+    if (!known) kept.set(key, issue);
+    else if (issue.code === "too_big" && known.code === "too_big" && Number(issue.maximum) < Number(known.maximum)) kept.set(key, issue);
+    else if (issue.code === "too_small" && known.code === "too_small" && Number(issue.minimum) > Number(known.minimum)) kept.set(key, issue);
+  }
+  return [...kept.values()];
 }
 
 function describe(issue: Issue, args: unknown): string {
@@ -30,7 +46,7 @@ function describe(issue: Issue, args: unknown): string {
     case "too_big":
       return `${name} ${limitText("most", issue.origin, issue.maximum)} (got ${shown(got)})`;
     case "too_small":
-      if (issue.origin === "string" && Number(issue.minimum) === 1) return `${name} must not be empty`;
+      if ((issue.origin === "string" || issue.origin === "array") && Number(issue.minimum) === 1) return `${name} must not be empty`;
       return `${name} ${limitText("least", issue.origin, issue.minimum)} (got ${shown(got)})`;
     case "invalid_value":
       return `${name} must be one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")} (got ${shown(got)})`;

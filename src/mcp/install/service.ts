@@ -1,0 +1,29 @@
+/**
+ * `ca mcp install|uninstall`: registers our MCP server with one client, or removes it,
+ * each client through its own mechanism (see claude.ts and codex.ts).
+ */
+import { claudeRegistrar } from "./claude.js";
+import { codexRegistrar } from "./codex.js";
+import type {
+  ClientRegistrar,
+  McpClient,
+  McpScope,
+  RegistrarDeps,
+  RegistrationAction,
+  RegistrationReport,
+  RegistrationRequest,
+} from "./model.js";
+
+const REGISTRARS: Record<McpClient, ClientRegistrar> = { claude: claudeRegistrar, codex: codexRegistrar };
+
+export function registerServer(action: RegistrationAction, request: RegistrationRequest, deps: RegistrarDeps): Promise<RegistrationReport> {
+  return REGISTRARS[request.client][action](request, deps);
+}
+
+/** The file that registers our server with `client` in `scope`, or null: nothing is run or changed. */
+export function registeredIn(client: McpClient, scope: McpScope, deps: Pick<RegistrarDeps, "env" | "cwd">): string | null {
+  return REGISTRARS[client].registeredIn(scope, deps);
+}
+
+export { serverCommand } from "./server-command.js";
+export { describeRegistration, registrationJson } from "./describe.js";

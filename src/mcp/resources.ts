@@ -1,0 +1,145 @@
+import type { ListResourcesResult, ReadResourceResult, Resource } from "@modelcontextprotocol/sdk/types.js";
+import { isProductError } from "../core/errors.js";
+import { PROTOCOL, ProtocolError, protocolError } from "./errors.js";
+import type { LiveIndex } from "../index/freshness.js";
+import { pagesByPath, type PageRow } from "../index/views/viewer.js";
+import { pageUri, URI_SCHEME } from "./shapes.js";
+import type { Wikis } from "./wikis.js";
+
+/** Pages per resources/list answer. */
+export const RESOURCE_PAGE_SIZE = 100;
+
+export const PAGE_TEMPLATE = {
+  uriTemplate: "almanac://{wiki}/{+slug}",
+  name: "page",
+  title: "Wiki page",
+  description: "A page of a CodeAlmanac wiki, as Markdown, by wiki name and page slug (e.g. almanac://my-repo/architecture/run-queue).",
+  mimeType: "text/markdown",
+};
+
+export interface WikiState {
+  repositoryId: string;
+  generation: number;
+}
+
+interface Cursor {
+  wiki: string;
+  /** The file path (relative to almanac/) of the last page already listed. */
+  after: string;
+}
+
+/**
+ * Every page of the selected wiki is a resource, listed in file-path order a page at a
+ * time. The sorted list is kept until the wiki changes, so walking all pages of a large
+ * wiki reads the index once.
+ */
+export class PageResources {
+  private cached: { live: LiveIndex; generation: number; rows: PageRow[] } | null = null;
+
+  constructor(
+    private readonly wikis: Wikis,
+    private readonly log: (line: string) => void,
+  ) {}
+
+  /** A resources/list answer, and the state of the wiki it shows (null: no wiki). */
+  async list(cursor: string | undefined): Promise<{ answer: ListResourcesResult; shows: WikiState | null }> {
+    const from = cursor === undefined ? null : decodeCursor(cursor);
+    let wiki;
+    try {
+      wiki = await this.wikis.open();
+    } catch (error) {
+      // No wiki (or a wiki that is gone) has no pages: an empty list, not an error.
+      if (isProductError(error) && from === null) return { answer: { resources: [] }, shows: null };
+      throw protocolError(error, this.log, "resources/list");
+    }
+    const name = wiki.repository.name;
+    if (from !== null && from.wiki !== name) throw new ProtocolError(PROTOCOL.invalidParams, `this cursor lists the wiki "${from.wiki}", not "${name}"; list again without it`);
+    const rows = this.rows(wiki.live);
+    const start = from === null ? 0 : firstAfter(rows, from.after);
+    const page = rows.slice(start, start + RESOURCE_PAGE_SIZE);
+    const more = start + page.length < rows.length;
+    return {
+      answer: {
+        resources: page.map((row) => resourceOf(name, row)),
+        ...(more ? { nextCursor: encodeCursor({ wiki: name, after: page[page.length - 1]!.rel_path }) } : {}),
+      },
+      shows: { repositoryId: wiki.repository.repositoryId, generation: wiki.live.generation },
+    };
+  }
+
+  async read(uri: string): Promise<ReadResourceResult> {
+    const address = parsePageUri(uri);
+    if (!address) throw new ProtocolError(PROTOCOL.invalidParams, `not a wiki page URI: ${uri} (expected almanac://<wiki>/<slug>)`);
+    try {
+      const wiki = await this.wikis.open(address.wiki);
+      const view = await wiki.index.show(address.slug);
+      return { contents: [{ uri: pageUri(wiki.repository.name, view.slug), mimeType: "text/markdown", text: view.body }] };
+    } catch (error) {
+      throw protocolError(error, this.log, `resources/read ${uri}`);
+    }
+  }
+
+  private rows(live: LiveIndex): PageRow[] {
+    const known = this.cached;
+    if (known && known.live === live && known.generation === live.generation) return known.rows;
+    const rows = pagesByPath(live.index.db);
+    this.cached = { live, generation: live.generation, rows };
+    return rows;
+  }
+}
+
+function resourceOf(wiki: string, row: PageRow): Resource {
+  return {
+    uri: pageUri(wiki, row.slug),
+    name: row.slug,
+    title: row.title,
+    ...(row.summary ? { description: row.summary } : {}),
+    mimeType: "text/markdown",
+  };
+}
+
+/** Index of the first row whose path sorts after `path` (rows are in path order). */
+function firstAfter(rows: PageRow[], path: string): number {
+  let low = 0;
+  let high = rows.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (rows[mid]!.rel_path <= path) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}
+
+function encodeCursor(cursor: Cursor): string {
+  return Buffer.from(JSON.stringify([cursor.wiki, cursor.after]), "utf8").toString("base64url");
+}
+
+function decodeCursor(text: string): Cursor {
+  try {
+    const value: unknown = JSON.parse(Buffer.from(text, "base64url").toString("utf8"));
+    if (Array.isArray(value) && value.length === 2 && typeof value[0] === "string" && typeof value[1] === "string") {
+      return { wiki: value[0], after: value[1] };
+    }
+  } catch {
+    // reported below
+  }
+  throw new ProtocolError(PROTOCOL.invalidParams, `invalid cursor: ${JSON.stringify(text)} (pass back the nextCursor of a previous answer)`);
+}
+
+/** `almanac://<wiki>/<slug>` → its parts, or null when it is not one. */
+export function parsePageUri(uri: string): { wiki: string; slug: string } | null {
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    return null;
+  }
+  if (url.protocol !== URI_SCHEME || url.host === "" || url.search !== "" || url.hash !== "") return null;
+  try {
+    const wiki = decodeURIComponent(url.host);
+    const slug = url.pathname.replace(/^\/+/, "").split("/").map(decodeURIComponent).join("/");
+    return slug === "" ? null : { wiki, slug };
+  } catch {
+    return null;
+  }
+}

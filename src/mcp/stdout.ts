@@ -1,0 +1,31 @@
+import { Writable } from "node:stream";
+
+export interface ProtocolStdout {
+  /** The only way to the real stdout: the transport writes protocol messages here. */
+  stream: Writable;
+  /** Gives stdout back to everyone. */
+  release(): void;
+}
+
+/**
+ * Reserves stdout for protocol messages. A stray write from anywhere else in the
+ * process (a library's console.log, a notice) would corrupt the client's message
+ * stream, so while the server runs every other write to stdout goes to stderr.
+ */
+export function claimStdout(): ProtocolStdout {
+  const stdout = process.stdout;
+  const original = stdout.write;
+  const writeOut = original.bind(stdout);
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      writeOut(chunk, (error?: Error | null) => done(error ?? null));
+    },
+  });
+  stdout.write = process.stderr.write.bind(process.stderr) as typeof stdout.write;
+  return {
+    stream,
+    release: () => {
+      stdout.write = original;
+    },
+  };
+}

@@ -1,0 +1,8 @@
+import type { QueuePort } from "../deps.js";
+import type { Wikis } from "../wikis.js";
+
+/** What the tools read through. */
+export interface ToolContext {
+  wikis: Wikis;
+  queue: QueuePort | null;
+}

@@ -1,0 +1,108 @@
+import * as z from "zod/mini";
+import { leadOf, type PageView } from "../../index/views/pages.js";
+import { pagesBySlug } from "../../index/views/viewer.js";
+import { almanacRelative, pageSummary, PageSummarySchema } from "../shapes.js";
+import type { OpenWiki } from "../wikis.js";
+import { wikiArgument, wikiField } from "./common.js";
+import type { ToolContext } from "./context.js";
+import { defineTool } from "./tool.js";
+
+export const PAGE_PARTS = ["lead", "body", "links", "backlinks", "files", "sources"] as const;
+type Part = (typeof PAGE_PARTS)[number];
+
+const INPUT = z.strictObject({
+  slug: z.string().check(
+    z.minLength(1),
+    z.describe("The page's slug, as search returns it (e.g. 'architecture/run-queue'); a path like 'almanac/x.md' works too."),
+  ),
+  part: z.optional(
+    z.enum(PAGE_PARTS).check(
+      z.describe(
+        "Only this part: lead (first paragraph), body (the Markdown), links (pages it links to), backlinks (pages linking to it), files (repository files and folders it cites), sources (its cited sources). Leave it out for the whole page.",
+      ),
+    ),
+  ),
+  wiki: wikiArgument,
+});
+
+const LinkSchema = z.object({ slug: z.string(), title: z.nullable(z.string()), exists: z.boolean() });
+const SourceSchema = z.object({
+  source_id: z.string(),
+  source_type: z.string(),
+  target: z.nullable(z.string()),
+  title: z.nullable(z.string()),
+  retrieved_at: z.nullable(z.string()),
+  note: z.nullable(z.string()),
+});
+
+const OUTPUT = z.extend(PageSummarySchema, {
+  wiki: wikiField,
+  part: z.nullable(z.enum(PAGE_PARTS)).check(z.describe("the part asked for, or null for the whole page")),
+  lead: z.optional(z.string()),
+  body: z.optional(z.string().check(z.describe("the page's Markdown, without front matter"))),
+  links: z.optional(z.array(LinkSchema)),
+  backlinks: z.optional(z.array(LinkSchema)),
+  files: z.optional(z.array(z.object({ path: z.string(), is_dir: z.boolean() }))),
+  sources: z.optional(z.array(SourceSchema)),
+});
+type PageOutput = z.output<typeof OUTPUT>;
+
+export const readPageTool = (context: ToolContext) =>
+  defineTool({
+    name: "read_page",
+    title: "Read a wiki page",
+    description:
+      "Read one page of this repository's CodeAlmanac wiki by its slug (from search, pages_for_file or topics). Returns the page's Markdown with its title, summary and topics, the pages it links to and from, the repository files it cites, and its sources; pass part to get only one of these. An unknown slug gets an error that suggests close matches.",
+    input: INPUT,
+    output: OUTPUT,
+    run: async (args) => {
+      const wiki = await context.wikis.open(args.wiki);
+      const view = await wiki.index.show(args.slug);
+      const data = pageOutput(wiki, view, args.part ?? null);
+      return { data, text: pageText(data) };
+    },
+  });
+
+function pageOutput(wiki: OpenWiki, view: PageView, part: Part | null): PageOutput {
+  const name = wiki.repository.name;
+  const base = {
+    ...pageSummary(name, { ...view, path: almanacRelative(wiki.index.almanacPath, view.file_path) }),
+    wiki: name,
+    part,
+  };
+  const wants = (p: Part) => part === null || part === p;
+  const linked = wants("links") || wants("backlinks") ? pagesBySlug(wiki.index.db, [...view.page_links_out, ...view.page_links_in]) : new Map();
+  const link = (slug: string) => ({ slug, title: linked.get(slug)?.title ?? null, exists: linked.has(slug) });
+  return {
+    ...base,
+    ...(part === "lead" ? { lead: leadOf(view.body) } : {}),
+    ...(wants("body") ? { body: view.body } : {}),
+    ...(wants("links") ? { links: view.page_links_out.map(link) } : {}),
+    ...(wants("backlinks") ? { backlinks: view.page_links_in.map(link) } : {}),
+    ...(wants("files") ? { files: view.file_refs } : {}),
+    ...(wants("sources") ? { sources: view.sources } : {}),
+  };
+}
+
+function pageText(page: PageOutput): string {
+  const head = [
+    `# ${page.title ?? page.slug}`,
+    `slug: ${page.slug} · wiki: ${page.wiki} · file: almanac/${page.path} · updated: ${page.updated_at}`,
+    ...(page.topics.length > 0 ? [`topics: ${page.topics.join(", ")}`] : []),
+    ...(page.summary ? [`summary: ${page.summary}`] : []),
+  ];
+  const blocks = [head.join("\n")];
+  if (page.lead !== undefined) blocks.push(page.lead || "(no lead paragraph)");
+  if (page.body !== undefined) blocks.push(page.body || "(empty page)");
+  if (page.links !== undefined) blocks.push(list("Links to", page.links.map((l) => (l.exists ? l.slug : `${l.slug} (no such page)`))));
+  if (page.backlinks !== undefined) blocks.push(list("Linked from", page.backlinks.map((l) => l.slug)));
+  if (page.files !== undefined) blocks.push(list("Cites repository paths", page.files.map((f) => f.path)));
+  if (page.sources !== undefined) {
+    blocks.push(list("Sources", page.sources.map((s) => `[${s.source_id}] ${s.source_type}${s.target ? ` ${s.target}` : ""}${s.title ? ` — ${s.title}` : ""}`)));
+  }
+  return blocks.join("\n\n");
+}
+
+function list(title: string, items: string[]): string {
+  return items.length === 0 ? `${title}: none` : [`${title}:`, ...items.map((item) => `- ${item}`)].join("\n");
+}

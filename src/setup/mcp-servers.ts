@@ -1,0 +1,85 @@
+/**
+ * Our MCP server in the agents' user scope: `setup` registers it as `ca mcp install
+ * --client <client>` would, and `uninstall` removes it again. Neither stops on a client
+ * that fails: what could not be done becomes a warning with a fix.
+ */
+import { oneLine } from "../core/errors.js";
+import { resolveExecutable } from "../core/executables.js";
+import { HARNESSES } from "../harnesses/catalog.js";
+import { MCP_CLIENTS, SERVER_NAME, type McpClient, type RegistrationReport } from "../mcp/install/model.js";
+import type { Check, McpOutcome } from "./model.js";
+
+export interface McpRegistrationDeps {
+  env: NodeJS.ProcessEnv;
+  /** The file that registers the server with a client (user scope), or null. Changes nothing. */
+  mcpRegistration(client: McpClient): Promise<string | null>;
+  /** Removes the server from a client's user scope (`ca mcp uninstall --client <client>`). */
+  unregisterMcp(client: McpClient): Promise<RegistrationReport>;
+}
+
+/** A registration uninstall will remove. */
+export interface McpRegistration {
+  client: McpClient;
+  configPath: string;
+}
+
+/** A registration uninstall removed; `deleted` when the file held nothing else and went with it. */
+export interface RemovedRegistration {
+  client: McpClient;
+  path: string;
+  deleted: boolean;
+}
+
+export async function registerMcpServers(
+  clients: McpClient[],
+  register: (client: McpClient) => Promise<RegistrationReport>,
+  warnings: Check[],
+): Promise<McpOutcome[]> {
+  const outcomes: McpOutcome[] = [];
+  for (const client of clients) {
+    try {
+      const report = await register(client);
+      outcomes.push({ client, status: report.status, configPath: report.configPath });
+    } catch (error) {
+      const message = `could not register the ${SERVER_NAME} MCP server with ${HARNESSES[client].label}: ${oneLine(error)}`;
+      const fix = `after fixing it, \`ca mcp install --client ${client}\` registers it`;
+      outcomes.push({ client, status: "failed", message, fix });
+      warnings.push({ key: `mcp.${client}`, status: "warn", message, fix });
+    }
+  }
+  return outcomes;
+}
+
+export async function findMcpRegistrations(deps: McpRegistrationDeps): Promise<McpRegistration[]> {
+  const found: McpRegistration[] = [];
+  for (const client of MCP_CLIENTS) {
+    const configPath = await deps.mcpRegistration(client);
+    if (configPath !== null) found.push({ client, configPath });
+  }
+  return found;
+}
+
+/** Claude Code's registrations are its own CLI's to remove: without `claude` on PATH the entry stays, with a warning. */
+export async function removeMcpServers(planned: McpRegistration[], deps: McpRegistrationDeps, warnings: Check[]): Promise<RemovedRegistration[]> {
+  const removed: RemovedRegistration[] = [];
+  for (const { client, configPath } of planned) {
+    const fix = byHand(client, configPath);
+    if (client === "claude" && resolveExecutable(HARNESSES.claude.executable, deps.env) === null) {
+      warnings.push({ key: `mcp.${client}`, status: "warn", message: `kept the ${SERVER_NAME} MCP server in ${configPath}: claude is not on PATH to remove it`, fix });
+      continue;
+    }
+    try {
+      const report = await deps.unregisterMcp(client);
+      if (report.status === "removed") removed.push({ client, path: report.configPath, deleted: report.deletedFile });
+    } catch (error) {
+      const message = `could not remove the ${SERVER_NAME} MCP server from ${HARNESSES[client].label}: ${oneLine(error)}`;
+      warnings.push({ key: `mcp.${client}`, status: "warn", message, fix });
+    }
+  }
+  return removed;
+}
+
+function byHand(client: McpClient, configPath: string): string {
+  if (client === "codex") return `delete the [mcp_servers.${SERVER_NAME}] table from ${configPath} by hand`;
+  return `run \`claude mcp remove --scope user ${SERVER_NAME}\`, or delete "${SERVER_NAME}" from "mcpServers" in ${configPath} by hand`;
+}

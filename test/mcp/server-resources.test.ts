@@ -1,0 +1,114 @@
+import { McpError } from "@modelcontextprotocol/sdk/types.js";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { page, sandbox, type Sandbox } from "../support/cli.js";
+import { mcpWiki, startMcp } from "./support.js";
+
+let box: Sandbox;
+let root: string;
+
+beforeEach(() => {
+  box = sandbox();
+  root = mcpWiki(box.dir);
+});
+afterEach(() => box.cleanup());
+
+async function refusal(request: Promise<unknown>): Promise<McpError> {
+  const error = await request.then(() => null, (e: unknown) => e);
+  expect(error).toBeInstanceOf(McpError);
+  return error as McpError;
+}
+
+describe("ca mcp resources", () => {
+  test("every page is a Markdown resource, listed a hundred at a time in file order", async () => {
+    mkdirSync(join(root, "almanac", "many"));
+    for (let i = 0; i < 230; i++) {
+      const n = String(i).padStart(3, "0");
+      writeFileSync(join(root, "almanac", "many", `page-${n}.md`), page({ title: `Page ${n}`, topics: [], body: `# Page ${n}\n\nNumber ${i}.` }));
+    }
+    const mcp = await startMcp(box, { cwd: root });
+    const pages: { uri: string; name: string }[][] = [];
+    let cursor: string | undefined;
+    do {
+      const answer = await mcp.client.listResources(cursor === undefined ? {} : { cursor });
+      pages.push(answer.resources);
+      cursor = answer.nextCursor;
+    } while (cursor !== undefined);
+    expect(pages.map((p) => p.length)).toEqual([100, 100, 34]);
+    const all = pages.flat();
+    const many = Array.from({ length: 230 }, (_, i) => `many/page-${String(i).padStart(3, "0")}`);
+    expect(all.map((r) => r.name)).toEqual(["README", "architecture/index-refresh", "architecture/run-queue", "guides/testing", ...many]);
+    expect(all[2]).toEqual({
+      uri: "almanac://repo/architecture/run-queue",
+      name: "architecture/run-queue",
+      title: "Run queue",
+      description: "How runs wait for a worker",
+      mimeType: "text/markdown",
+    });
+    expect(new Set(all.map((r) => r.uri)).size).toBe(234);
+  });
+
+  test("a cursor that was not handed out is refused", async () => {
+    const mcp = await startMcp(box, { cwd: root });
+    const error = await refusal(mcp.client.listResources({ cursor: "not-a-cursor" }));
+    expect(error.code).toBe(-32602);
+    expect(error.message).toBe('MCP error -32602: invalid cursor: "not-a-cursor" (pass back the nextCursor of a previous answer)');
+  });
+
+  test("the template looks pages up by wiki and slug", async () => {
+    const mcp = await startMcp(box, { cwd: root });
+    expect((await mcp.client.listResourceTemplates()).resourceTemplates).toEqual([
+      {
+        uriTemplate: "almanac://{wiki}/{+slug}",
+        name: "page",
+        title: "Wiki page",
+        description: "A page of a CodeAlmanac wiki, as Markdown, by wiki name and page slug (e.g. almanac://my-repo/architecture/run-queue).",
+        mimeType: "text/markdown",
+      },
+    ]);
+    const read = await mcp.client.readResource({ uri: "almanac://repo/architecture/run-queue" });
+    expect(read.contents).toEqual([
+      {
+        uri: "almanac://repo/architecture/run-queue",
+        mimeType: "text/markdown",
+        text: "# Run queue\n\nRuns wait in the ledger until the worker claims them [@worker].\n\n## Shutdown\n\nThe worker drains its run before it stops. See [index refresh](index-refresh.md).",
+      },
+    ]);
+    // The slug is forgiving as everywhere; the answer names the page's own URI.
+    const forgiven = await mcp.client.readResource({ uri: "almanac://repo/architecture/Run-Queue.md" });
+    expect(forgiven.contents[0]!.uri).toBe("almanac://repo/architecture/run-queue");
+  });
+
+  test("an unknown page, wiki or URI is a protocol error", async () => {
+    const mcp = await startMcp(box, { cwd: root });
+    const missing = await refusal(mcp.client.readResource({ uri: "almanac://repo/architecture/run-queu" }));
+    expect(missing.code).toBe(-32002);
+    expect(missing.message).toBe("MCP error -32002: page not found: architecture/run-queu (did you mean architecture/run-queue?)");
+    const wiki = await refusal(mcp.client.readResource({ uri: "almanac://nope/README" }));
+    expect(wiki.code).toBe(-32002);
+    expect(wiki.message).toBe("MCP error -32002: repository not found: nope");
+    for (const uri of ["https://example.com/README", "almanac://repo/", "almanac://repo/README?x=1"]) {
+      const bad = await refusal(mcp.client.readResource({ uri }));
+      expect(bad.code).toBe(-32602);
+      expect(bad.message).toBe(`MCP error -32602: not a wiki page URI: ${uri} (expected almanac://<wiki>/<slug>)`);
+    }
+  });
+
+  test("the client hears when the wiki changes, and lists the change", async () => {
+    const mcp = await startMcp(box, { cwd: root });
+    const before = await mcp.client.listResources();
+    expect(before.resources.map((r) => r.name)).not.toContain("guides/new");
+
+    let changed = mcp.nextListChange();
+    writeFileSync(join(root, "almanac", "guides", "new.md"), page({ title: "New", topics: [], body: "# New\n\nJust written." }));
+    await changed;
+    expect((await mcp.client.listResources()).resources.map((r) => r.name)).toContain("guides/new");
+
+    changed = mcp.nextListChange();
+    rmSync(join(root, "almanac", "guides", "testing.md"));
+    await changed;
+    expect((await mcp.client.listResources()).resources.map((r) => r.name)).not.toContain("guides/testing");
+    expect(mcp.transportErrors).toEqual([]);
+  });
+});
