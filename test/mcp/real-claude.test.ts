@@ -10,23 +10,12 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { commitAll, writeWiki, type Sandbox } from "../support/cli.js";
-import { REAL_BIN, probeCli, realSandbox, settledProcesses } from "../real-agents/support.js";
+import { REAL_BIN, CLAUDE_VERSION, probeClaude, realSandbox, settledProcesses } from "../real-agents/support.js";
 import { SERVER } from "./install-support.js";
 
-const CLAUDE_VERSION = "2.1.332";
 const COMMAND_LINE = `${SERVER.command} ${SERVER.args.join(" ")}`;
 
-const probe = probeCli(
-  {
-    bin: "claude",
-    name: "@anthropic-ai/claude-code",
-    version: CLAUDE_VERSION,
-    versionLine: (output) => output.startsWith(`${CLAUDE_VERSION} `),
-    nativePackage: (platform) => `@anthropic-ai/claude-code-${platform}`,
-    env: { CLAUDECODE: "" },
-  },
-  { musl: true },
-);
+const probe = probeClaude();
 if (probe.skip) console.warn(`[mcp install] skipping the real Claude Code tests: ${probe.skip}`);
 
 let box: Sandbox | undefined;

@@ -12,22 +12,11 @@ import { join } from "node:path";
 import type { Sandbox } from "../support/cli.js";
 import { waitForIdle } from "../queue/support.js";
 import { startAnthropicStandIn, type AnthropicStandIn, type StandInReply } from "./anthropic-stand-in.js";
-import { pathWithout, probeCli, realSandbox, repoWithNotes, runTimeout, settledProcesses, type JobRecord, type LogEntry } from "./support.js";
+import { pathWithout, CLAUDE_VERSION, probeClaude, realSandbox, repoWithNotes, runTimeout, settledProcesses, type JobRecord, type LogEntry } from "./support.js";
 
-const CLAUDE_VERSION = "2.1.332";
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-const probe = probeCli(
-  {
-    bin: "claude",
-    name: "@anthropic-ai/claude-code",
-    version: CLAUDE_VERSION,
-    versionLine: (output) => output.startsWith(`${CLAUDE_VERSION} `),
-    nativePackage: (platform) => `@anthropic-ai/claude-code-${platform}`,
-    env: { CLAUDECODE: "" },
-  },
-  { musl: true },
-);
+const probe = probeClaude();
 if (probe.skip) console.warn(`[real-agents] skipping the real Claude Code tests: ${probe.skip}`);
 
 /** Fails the test with the probe's reason when the CLI should run here but does not. */

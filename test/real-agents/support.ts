@@ -144,3 +144,20 @@ export interface LogEntry {
   input?: string;
   error: boolean;
 }
+
+/** The pinned Claude Code devDependency, probed once per test file. */
+export const CLAUDE_VERSION = "2.1.332";
+
+export function probeClaude(): Probe {
+  return probeCli(
+    {
+      bin: "claude",
+      name: "@anthropic-ai/claude-code",
+      version: CLAUDE_VERSION,
+      versionLine: (output) => output.startsWith(`${CLAUDE_VERSION} `),
+      nativePackage: (platform) => `@anthropic-ai/claude-code-${platform}`,
+      env: { CLAUDECODE: "" },
+    },
+    { musl: true },
+  );
+}

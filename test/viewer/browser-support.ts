@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { page, ROOT, writeWiki, type Sandbox } from "../support/cli.js";
+import { TOPICS } from "./fixture.js";
 
 /** Debian's chromium; CI installs it with apt-get (see .ci/run). */
 export const CHROMIUM = "/usr/bin/chromium";
@@ -82,18 +83,6 @@ export function readMarker(tab: Tab): Promise<string | null> {
 /** The wiki's name in the viewer: the repository folder's name. */
 export const WIKI = "demo";
 
-const TOPICS = `topics:
-  - slug: concepts
-    title: Concepts
-    description: Ideas the code is built on
-    parents: []
-  - slug: caching
-    title: Caching
-    parents: [concepts]
-  - slug: guides
-    title: Guides
-    parents: []
-`;
 
 /**
  * A page that attacks the viewer. Whatever runs of it sets `__pwned` on the window or
