@@ -165,11 +165,9 @@ export class QueueWorker {
   /** Waits for the executor while enforcing the run timeout and finishing abandoned cancellations. */
   private supervise(runId: string, executionId: string, target: ExecutionTarget, exited: Promise<ExitInfo>): Promise<ExitInfo> {
     const { runs, processes, now, log, config } = this.deps;
-    let busy = false;
     let stopping = false;
     const check = async () => {
-      if (busy || stopping) return;
-      busy = true;
+      if (stopping) return;
       try {
         const record = runs.getRun(runId);
         if (!record || record.status !== "running" || record.execution?.executionId !== executionId) return;
@@ -196,14 +194,21 @@ export class QueueWorker {
         }
       } catch (error) {
         log(`run ${runId}: supervision check failed: ${(error as Error).message}`);
-      } finally {
-        busy = false;
       }
     };
+    // One check at a time; and the executor's exit is reported only once a check that
+    // is stopping it has recorded why, so reconcile never mistakes a timeout for a crash.
+    let current: Promise<void> | null = null;
+    const tick = () => {
+      current ??= check().finally(() => {
+        current = null;
+      });
+    };
     return new Promise<ExitInfo>((resolve) => {
-      const timer = setInterval(() => void check(), config.superviseMs);
-      void exited.then((exit) => {
+      const timer = setInterval(tick, config.superviseMs);
+      void exited.then(async (exit) => {
         clearInterval(timer);
+        if (current) await current;
         resolve(exit);
       });
     });
