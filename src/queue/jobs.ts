@@ -9,6 +9,7 @@ import type { ProcessControl } from "./ports.js";
 import { reapOrphanedRuns } from "./reaper.js";
 import { wakeWorkerIfNeeded, type ProducerDeps } from "./producer.js";
 import { cancelRun, type CancelOutcome } from "./cancel.js";
+import { sleep } from "../core/sleep.js";
 
 export interface JobsDeps {
   runs: RunStore;
@@ -94,12 +95,3 @@ export class JobsService {
   }
 }
 
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener("abort", () => {
-      clearTimeout(timer);
-      resolve();
-    });
-  });
-}

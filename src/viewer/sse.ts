@@ -5,6 +5,7 @@ import { jobRun } from "./shapes.js";
 import type { ViewerDeps } from "./deps.js";
 import type { ViewerEnv } from "./selection.js";
 import { StepFeed } from "./steps.js";
+import { sleep } from "../core/sleep.js";
 
 /**
  * `GET /api/jobs/<id>/events?after=<seq>`: only what is new. The ledger is read every
@@ -73,14 +74,3 @@ function hasStatusEvent(events: RunEvent[], status: string): boolean {
   return events.some((e) => e.kind === "status" && e.message === status);
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    signal.addEventListener("abort", done, { once: true });
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    }
-  });
-}
