@@ -209,12 +209,13 @@ export class App {
       hooks: this.hooks,
       now: this.now,
       log: (line) => this.log(line),
-      operations: async () => {
-        const [{ LifecycleRunner }, { loadAdapter }, { runTimeoutMs, runIdleTimeoutMs }, commands] = await Promise.all([
+      operations: async (executionId) => {
+        const [{ LifecycleRunner }, { loadAdapter }, { runTimeoutMs, runIdleTimeoutMs }, commands, { EXECUTION_ENV }] = await Promise.all([
           import("./lifecycle/runner.js"),
           import("./harnesses/registry.js"),
           this.config(),
           this.commands(),
+          import("./queue/ports.js"),
         ]);
         return new LifecycleRunner({
           runs: this.runs,
@@ -225,7 +226,8 @@ export class App {
           runDir: (runId) => join(this.paths.runs, runId),
           now: this.now,
           log: (line) => this.log(line),
-          env: this.options.env,
+          // Every process the agent starts inherits the marker, so the whole tree can be found later.
+          env: { ...this.options.env, [EXECUTION_ENV]: executionId },
           runTimeoutMs,
           runIdleTimeoutMs,
         });

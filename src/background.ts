@@ -8,12 +8,12 @@ import { dirname } from "node:path";
 import { App } from "./app.js";
 import { oneLine } from "./core/errors.js";
 import { executeRun } from "./queue/executor.js";
-import { EXECUTION_ENV } from "./queue/ports.js";
+import { decodeDispatch } from "./queue/ports.js";
 import { parseRunId } from "./runs/ids.js";
 
 export async function runBackground(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
-  const { positional, options, standby } = parseArgs(rest);
+  const { options, standby } = parseArgs(rest);
   let sink: (text: string) => void = (text) => void process.stderr.write(text);
   const log = (line: string) => sink(`${new Date().toISOString()} [${process.pid}] ${line}\n`);
   const app = new App({ env: process.env, notice: log, log });
@@ -28,25 +28,16 @@ export async function runBackground(argv: string[]): Promise<number> {
       );
       return 0;
     }
-    let request: { runId: string; executionId: string; workerToken: string | null };
+    if (!standby) throw new UsageError("usage: __run-executor --standby (the worker starts it and writes its run to stdin)");
     const deps = await app.executorDeps();
-    if (standby) {
-      // Booted ahead of its run: wait for the worker to hand one over (EOF means not needed).
-      const line = (await readAll(process.stdin)).trim();
-      if (line === "") return 0;
-      const dispatch = JSON.parse(line) as { runId: string; executionId: string; workerToken: string; logPath: string };
-      const file = openRunLog(dispatch.logPath);
-      sink = (text) => void appendFileSync(file, text);
-      request = { runId: dispatch.runId, executionId: dispatch.executionId, workerToken: dispatch.workerToken };
-    } else {
-      const executionId = options.get("--execution");
-      if (positional.length !== 1 || !executionId) {
-        throw new UsageError("usage: __run-executor <run-id> --execution <id> [--worker-token <token>] | __run-executor --standby");
-      }
-      request = { runId: positional[0]!, executionId, workerToken: options.get("--worker-token") ?? null };
-    }
-    // Every process the agent starts inherits this marker, so the whole tree can be found later.
-    process.env[EXECUTION_ENV] = request.executionId;
+    // Booted ahead of its run: wait for the worker to hand one over (EOF means not needed).
+    const line = (await readAll(process.stdin)).trim();
+    if (line === "") return 0;
+    const dispatch = decodeDispatch(line);
+    if (!dispatch) throw new UsageError(`__run-executor: not a dispatch: ${line.slice(0, 200)}`);
+    const file = openRunLog(dispatch.logPath);
+    sink = (text) => void appendFileSync(file, text);
+    const request = { runId: dispatch.runId, executionId: dispatch.executionId, workerToken: dispatch.workerToken };
     return await executeRun(deps, { ...request, runId: parseRunId(request.runId) });
   } catch (error) {
     log(`${command} failed: ${error instanceof Error ? (error.stack ?? error.message) : oneLine(error)}`);
@@ -58,18 +49,17 @@ export async function runBackground(argv: string[]): Promise<number> {
 
 class UsageError extends Error {}
 
-function parseArgs(args: string[]): { positional: string[]; options: Map<string, string>; standby: boolean } {
-  const positional: string[] = [];
+function parseArgs(args: string[]): { options: Map<string, string>; standby: boolean } {
   const options = new Map<string, string>();
   let standby = false;
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
     if (arg === "--standby") standby = true;
-    else if (!arg.startsWith("--")) positional.push(arg);
-    else if (["--max-runs", "--execution", "--worker-token", "--cwd"].includes(arg) && i + 1 < args.length) options.set(arg, args[++i]!);
+    else if (!arg.startsWith("--")) throw new UsageError(`unexpected argument ${arg}`);
+    else if (["--max-runs", "--cwd"].includes(arg) && i + 1 < args.length) options.set(arg, args[++i]!);
     else throw new UsageError(`unknown option ${arg}`);
   }
-  return { positional, options, standby };
+  return { options, standby };
 }
 
 function readAll(stream: NodeJS.ReadableStream): Promise<string> {

@@ -16,14 +16,15 @@ export interface ExecutorDeps {
   hooks: Hooks;
   now: () => number;
   log: (line: string) => void;
-  operations: () => Promise<OperationRunner>;
+  /** The lifecycle runner for one execution; everything it starts carries the execution's marker in its environment. */
+  operations: (executionId: string) => Promise<OperationRunner>;
 }
 
 export interface ExecuteRequest {
   runId: string;
   executionId: string;
-  /** The spawning worker's lock token; null only for a manual, lock-free execution. */
-  workerToken: string | null;
+  /** The spawning worker's lock token: the claim succeeds only while that worker holds the lock. */
+  workerToken: string;
 }
 
 /** `__run-executor`: claim the run atomically, then hand it to its lifecycle operation. */
@@ -54,7 +55,7 @@ export async function executeRun(deps: ExecutorDeps, request: ExecuteRequest): P
     return 1;
   }
   try {
-    await (await deps.operations()).run(record, parsed.spec);
+    await (await deps.operations(request.executionId)).run(record, parsed.spec);
     const final = runs.requireRun(request.runId);
     log(`executor ${self.pid}: run ${request.runId} ended ${final.status}`);
     return final.status === "done" ? 0 : 1;

@@ -42,6 +42,25 @@ export interface Dispatch {
   logPath: string;
 }
 
+/** The one line a worker writes to a standby executor's stdin. */
+export function encodeDispatch(dispatch: Dispatch): string {
+  return JSON.stringify(dispatch) + "\n";
+}
+
+/** Reads that line back; null when it is not a dispatch (the standby then exits with a usage error). */
+export function decodeDispatch(line: string): Dispatch | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return null;
+  }
+  if (typeof value !== "object" || value === null) return null;
+  const { runId, executionId, workerToken, logPath } = value as Record<string, unknown>;
+  const strings = [runId, executionId, workerToken, logPath].every((v) => typeof v === "string" && v !== "");
+  return strings ? { runId: runId as string, executionId: executionId as string, workerToken: workerToken as string, logPath: logPath as string } : null;
+}
+
 /**
  * An executor process started ahead of its run: it boots while the previous run is
  * still executing and waits on stdin for the one run it will claim.

@@ -10,7 +10,7 @@ import {
   waitForExit,
 } from "../core/processes/index.js";
 import { backend } from "../core/processes/platform.js";
-import type { ExitInfo, ProcessControl, Spawner, StandbyExecutor } from "./ports.js";
+import { encodeDispatch, type ExitInfo, type ProcessControl, type Spawner, type StandbyExecutor } from "./ports.js";
 
 /** The operating system behind the queue's ProcessControl port. */
 export function createProcessControl(): ProcessControl {
@@ -82,7 +82,7 @@ export function createSpawner(options: SpawnerOptions): Spawner {
         exited,
         dispatch(request) {
           if (gone || !child.stdin || child.stdin.destroyed) return false;
-          child.stdin.end(JSON.stringify(request) + "\n");
+          child.stdin.end(encodeDispatch(request));
           return true;
         },
         dismiss() {

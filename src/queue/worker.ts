@@ -48,6 +48,7 @@ export class QueueWorker {
 
   async drain(options: { maxRuns?: number } = {}): Promise<DrainResult> {
     const { runs, locks, processes, now, log, config } = this.deps;
+    this.ownershipLost = false;
     const self = processes.self();
     const owner: LockOwner = { token: newToken(), pid: self.pid, startTime: self.startTime };
     const alive = (o: LockOwner) => processes.probe(o) === "alive";
