@@ -46,17 +46,22 @@ export class App {
   readonly now: () => number;
   readonly hooks: Hooks;
   private db?: Db;
-  private cache = new Map<string, unknown>();
+  // Created on first use; each command pays only for what it touches.
+  private runStore?: RunStore;
+  private lockStore?: LockStore;
+  private repositoriesService?: RepositoriesService;
+  private indexService?: IndexService;
+  private loadedConfig?: Config;
+  private workerTiming?: WorkerTiming;
+  private processControl?: ProcessControl;
+  private processSpawner?: Spawner;
+  private sourcesService?: SourcesService;
+  private automationFacade?: Automation;
 
   constructor(readonly options: AppOptions) {
     this.paths = statePaths(options.env);
     this.now = options.now ?? Date.now;
     this.hooks = hooksFromEnv(options.env);
-  }
-
-  private once<T>(key: string, create: () => T): T {
-    if (!this.cache.has(key)) this.cache.set(key, create());
-    return this.cache.get(key) as T;
   }
 
   get stateDb(): Db {
@@ -69,29 +74,25 @@ export class App {
   }
 
   get runs(): RunStore {
-    return this.once("runs", () => new RunStore(this.stateDb));
+    return (this.runStore ??= new RunStore(this.stateDb));
   }
 
   get locks(): LockStore {
-    return this.once("locks", () => new LockStore(this.stateDb));
+    return (this.lockStore ??= new LockStore(this.stateDb));
   }
 
   get repositories(): RepositoriesService {
-    return this.once(
-      "repositories",
-      () =>
-        new RepositoriesService({
-          store: new RepositoryStore(this.stateDb),
-          now: this.now,
-          notice: this.options.notice,
-          activeRunCount: (id) => this.runs.countActiveRuns(id),
-          removeDerivedState: (id) => this.index.remove(id),
-        }),
-    );
+    return (this.repositoriesService ??= new RepositoriesService({
+      store: new RepositoryStore(this.stateDb),
+      now: this.now,
+      notice: this.options.notice,
+      activeRunCount: (id) => this.runs.countActiveRuns(id),
+      removeDerivedState: (id) => this.index.remove(id),
+    }));
   }
 
   get index(): IndexService {
-    return this.once("index", () => new IndexService({ paths: this.paths, now: this.now }));
+    return (this.indexService ??= new IndexService({ paths: this.paths, now: this.now }));
   }
 
   async organize(): Promise<OrganizeService> {
@@ -102,11 +103,11 @@ export class App {
   /** Only lifecycle work reads config.toml, so a broken config never blocks a read. */
   async config(): Promise<Config> {
     const { loadConfig } = await import("./config/config.js");
-    return this.once("config", () => loadConfig(this.paths.config));
+    return (this.loadedConfig ??= loadConfig(this.paths.config));
   }
 
   get timing(): WorkerTiming {
-    return this.once("timing", () => ({ ...DEFAULT_WORKER_CONFIG, ...workerOverrides(this.options.env) }));
+    return (this.workerTiming ??= { ...DEFAULT_WORKER_CONFIG, ...workerOverrides(this.options.env) });
   }
 
   log(line: string): void {
@@ -115,19 +116,17 @@ export class App {
 
   async processes(): Promise<ProcessControl> {
     const { createProcessControl } = await import("./queue/process-adapter.js");
-    return this.once("processes", createProcessControl);
+    return (this.processControl ??= createProcessControl());
   }
 
   async spawner(): Promise<Spawner> {
     const { createSpawner } = await import("./queue/process-adapter.js");
-    return this.once("spawner", () =>
-      createSpawner({
-        binPath: this.options.binPath ?? process.argv[1] ?? "codealmanac",
-        logsDir: this.paths.logs,
-        cwd: this.paths.root,
-        env: this.options.env,
-      }),
-    );
+    return (this.processSpawner ??= createSpawner({
+      binPath: this.options.binPath ?? process.argv[1] ?? "codealmanac",
+      logsDir: this.paths.logs,
+      cwd: this.paths.root,
+      env: this.options.env,
+    }));
   }
 
   async producer(): Promise<ProducerDeps> {
@@ -169,7 +168,7 @@ export class App {
 
   async sources(): Promise<SourcesService> {
     const [{ SourcesService }, run] = await Promise.all([import("./sources/service.js"), this.commands()]);
-    return this.once("sources", () => new SourcesService({ run, env: this.options.env }));
+    return (this.sourcesService ??= new SourcesService({ run, env: this.options.env }));
   }
 
   async jobs(): Promise<JobsService> {
@@ -262,17 +261,15 @@ export class App {
 
   async automation(): Promise<Automation> {
     const [{ createAutomation }, run] = await Promise.all([import("./automation/service.js"), this.commands()]);
-    return this.once("automation", () =>
-      createAutomation({
-        env: this.options.env,
-        paths: this.paths,
-        platform: process.platform,
-        run,
-        cliPath: this.options.binPath ?? process.argv[1] ?? "codealmanac",
-        nodePath: process.execPath,
-        now: this.now,
-      }),
-    );
+    return (this.automationFacade ??= createAutomation({
+      env: this.options.env,
+      paths: this.paths,
+      platform: process.platform,
+      run,
+      cliPath: this.options.binPath ?? process.argv[1] ?? "codealmanac",
+      nodePath: process.execPath,
+      now: this.now,
+    }));
   }
 
   /**
@@ -313,7 +310,7 @@ export class App {
     return new ConfigEditor({
       path: this.paths.config,
       automation: () => this.automation(),
-      onWrite: () => this.cache.delete("config"),
+      onWrite: () => (this.loadedConfig = undefined),
     });
   }
 
@@ -334,7 +331,7 @@ export class App {
       run,
       readiness: async (kind) => (await loadAdapter(kind)).readiness(this.options.env),
       automation: () => this.automation(),
-      settings: async () => configSettingsStore(this.paths.config, () => this.cache.delete("config")),
+      settings: async () => configSettingsStore(this.paths.config, () => (this.loadedConfig = undefined)),
       config: () => this.config(),
       stateDb: () => this.stateDb,
       selectRepository: (cwd, wiki) => this.repositories.select(cwd, wiki),
@@ -432,7 +429,7 @@ export class App {
   }
 
   close(): void {
-    (this.cache.get("index") as IndexService | undefined)?.close();
+    this.indexService?.close();
     this.db?.close();
   }
 }
