@@ -1,6 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { createHash, randomUUID } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -75,6 +75,30 @@ function invocations(): Invocation[] {
     .split("\n")
     .filter((line) => line !== "")
     .map((line) => JSON.parse(line) as Invocation);
+}
+
+/**
+ * The fake claude behind a wrapper that notes each SIGTERM it receives (and survives it),
+ * so a test can see the order in which the adapter signals.
+ */
+function signalRecordingClaude(signalsFile: string): string {
+  const wrapper = join(dir, "signal-recording-claude.mjs");
+  const fake = JSON.stringify(new URL("../fixtures/bin/fake-claude.mjs", import.meta.url).href);
+  writeFileSync(
+    wrapper,
+    [
+      "#!/usr/bin/env node",
+      'import { renameSync, writeFileSync } from "node:fs";',
+      `const file = ${JSON.stringify(signalsFile)};`,
+      "let received = 0;",
+      // Written whole and renamed into place: a reader never sees a half-written list.
+      'process.on("SIGTERM", () => (writeFileSync(`${file}.tmp`, "SIGTERM\\n".repeat(++received)), renameSync(`${file}.tmp`, file)));',
+      `await import(${fake});`,
+      "",
+    ].join("\n"),
+  );
+  chmodSync(wrapper, 0o755);
+  return wrapper;
 }
 
 async function run(req: HarnessRunRequest) {
@@ -260,19 +284,29 @@ describe("Claude adapter against the fake CLI", () => {
     expect(result.status).toBe("succeeded");
   });
 
-  test("a CLI that ignores SIGTERM is SIGKILLed after the grace period", async () => {
+  test("a CLI that ignores SIGTERM outlives it, and is then SIGKILLed", async () => {
     const started = join(dir, "started");
-    const begun = Date.now();
-    const { result } = await run(
+    const signals = join(dir, "signals");
+    const pending = createClaudeAdapter({ executable: signalRecordingClaude(signals) }).run(
       request({
         // Long enough for the fake to install its SIGTERM handler first.
         timeoutMs: 1_000,
         env: fakeEnv({ FAKE_CLAUDE_SCENARIO: "ignore-sigterm", FAKE_CLAUDE_STARTED_FILE: started }),
       }),
+      () => undefined,
     );
+    let settled = false;
+    void pending.then(() => (settled = true));
+    const agent = Number(await waitForFile(started));
+    strays.push(agent);
+    // First SIGTERM, which the CLI survives: the run is still waiting on it...
+    expect(await waitForFile(signals)).toBe("SIGTERM\n");
+    expect([isAlive(agent), settled]).toEqual([true, false]);
+    // ...then the signal it cannot ignore ends it and the run.
+    const result = await pending;
     expect(result.failure?.code).toBe("timeout");
-    expect(Date.now() - begun).toBeGreaterThanOrEqual(3_000);
-    expect(isAlive(Number(readFileSync(started, "utf8")))).toBe(false);
+    expect(isAlive(agent)).toBe(false);
+    expect(readFileSync(signals, "utf8")).toBe("SIGTERM\n");
   });
 
   test("a detached grandchild does not keep the run from finishing", async () => {

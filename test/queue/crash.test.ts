@@ -5,7 +5,7 @@ import { sandbox, waitFor, type Sandbox } from "../support/cli.js";
 import {
   allRuns,
   emptyRepo,
-  events,
+  expectOneRunAtATime,
   garden,
   parkedRun,
   processAlive,
@@ -41,10 +41,9 @@ describe("crashes", () => {
     await waitForIdle(box);
     const runs = allRuns(box);
     expect(runs.map((r) => r.status)).toEqual(["done", "done"]);
+    expect(runs.map((r) => r.claim_seq)).toEqual([1, 2]);
     // The adopted run finished before the next one was claimed: never two at once.
-    const firstDone = events(box, first.run_id).find((e) => e.message === "done");
-    expect(firstDone).toBeDefined();
-    expect(runs[1]!.claim_seq).toBe(2);
+    expect(expectOneRunAtATime(box)).toBe(2);
   });
 
   test("a SIGKILLed executor's agent tree is killed and the run fails naming the executor", async () => {
@@ -56,6 +55,7 @@ describe("crashes", () => {
     expect(failed.failure_category).toBe("internal_error");
     expect(failed.error).toBe(`executor ${executor} was killed by SIGKILL without finishing the run`);
     await waitFor(() => !processAlive(grandchild), 10_000, "the agent's grandchild to die");
+    expect(expectOneRunAtATime(box)).toBe(1);
   });
 
   test("when worker and executor both die, the next `jobs` read terminalizes the run and kills the agent", async () => {
@@ -73,6 +73,7 @@ describe("crashes", () => {
     expect(record).toMatchObject({ run_id: run.run_id, status: "failed" });
     expect(record.error).toBe(`executor ${executor} is gone; the run was interrupted before it finished`);
     await waitFor(() => !processAlive(grandchild), 10_000, "the orphaned agent to die");
+    expect(expectOneRunAtATime(box)).toBe(1);
   });
 
   test("a run that exceeds runs.timeout is stopped and fails with category timeout", async () => {
@@ -88,6 +89,7 @@ describe("crashes", () => {
     expect(failed.error).toBe("run exceeded runs.timeout (2s)");
     expect(processAlive(agent)).toBe(false);
     await waitForIdle(box);
+    expect(expectOneRunAtATime(box)).toBe(1);
   });
 
   test("a malformed spec fails its own run and the worker drains the rest", async () => {
@@ -102,6 +104,7 @@ describe("crashes", () => {
     await waitForIdle(box);
     expect(readRun(box, bad.run_id)).toMatchObject({ status: "failed", failure_category: "internal_error" });
     expect(readRun(box, good.run_id)?.status).toBe("done");
+    expect(expectOneRunAtATime(box)).toBe(1);
   });
 });
 
@@ -136,5 +139,6 @@ describe("a stalled worker", () => {
     expect(log).toContain(`worker ${first.child_pid}: drain ended (ownership_lost)`);
     expect(log).not.toContain(`worker ${first.child_pid}: run ${runs[1]!.run_id}`);
     expect(runs[1]!.worker_token).not.toBe(runs[0]!.worker_token);
+    expect(expectOneRunAtATime(box)).toBe(2);
   });
 });

@@ -1,7 +1,22 @@
 import { afterEach, describe, expect, test } from "vitest";
 import { spawn } from "node:child_process";
 import { BIN, sandbox, type Sandbox } from "../support/cli.js";
-import { emptyRepo, parkedRun, parkedRuns, readRun, waitForIdle, waitForStatus, writeDb, garden as queueGarden } from "./support.js";
+import { dirname, join } from "node:path";
+import { newRunId } from "../../src/runs/ids.js";
+import type { RunSpec } from "../../src/runs/spec.js";
+import { RunStore } from "../../src/runs/store.js";
+import {
+  emptyRepo,
+  parkedRun,
+  parkedRuns,
+  readRun,
+  releaseQueue,
+  waitForExits,
+  waitForIdle,
+  waitForStatus,
+  writeDb,
+  garden as queueGarden,
+} from "./support.js";
 
 let box: Sandbox;
 afterEach(() => box?.cleanup());
@@ -30,6 +45,37 @@ const RUN_FIELDS = [
   "title",
   "updated_at",
 ];
+
+/**
+ * Queues `count` more runs like `runId` (same repository and spec), written through the
+ * product's RunStore into the sandbox's state database: far faster than a CLI call each.
+ * Returns their ids, oldest first.
+ */
+function enqueueLikeRun(b: Sandbox, runId: string, count: number): string[] {
+  const spec = JSON.parse(readRun(b, runId)!.spec_json) as RunSpec;
+  const ids: string[] = [];
+  writeDb(b, (db) => {
+    const runs = new RunStore(db);
+    const template = runs.requireRun(runId);
+    for (let i = 0; i < count; i++) {
+      const now = template.createdAt + i + 1;
+      const id = newRunId("garden", now);
+      runs.enqueueRun({
+        runId: id,
+        repositoryId: template.repositoryId,
+        repositoryName: template.repositoryName,
+        repositoryRoot: template.repositoryRoot,
+        kind: "garden",
+        title: template.title,
+        spec,
+        logPath: join(dirname(template.logPath), `${id}.log`),
+        now,
+      });
+      ids.push(id);
+    }
+  });
+  return ids;
+}
 
 function setup(b: Sandbox) {
   const root = emptyRepo(b);
@@ -87,6 +133,21 @@ describe("jobs", () => {
     expect(box.run(["jobs", "--status", "weird"]).code).toBe(1);
     expect(box.run(["jobs", "--limit", "-1"]).code).toBe(1);
     expect(box.run(["jobs", "--status", "queued", "--wiki", "repo"]).code).toBe(0);
+  });
+
+  test("shows the newest 100 by default; --limit and --all reach the rest", async () => {
+    box = sandbox();
+    const { root } = setup(box);
+    const first = await parkedRun(box, root);
+    const more = enqueueLikeRun(box, first.run_id, 104);
+    const newestFirst = [first.run_id, ...more].reverse();
+    const ids = (args: string[]) => box.run(["jobs", ...args, "--json"]).json<{ run_id: string }[]>().map((r) => r.run_id);
+    expect(ids([])).toEqual(newestFirst.slice(0, 100));
+    expect(ids(["--limit", "103"])).toEqual(newestFirst.slice(0, 103));
+    expect(ids(["--all"])).toEqual(newestFirst);
+    const rows = box.run(["jobs"]).stdout.trimEnd().split("\n");
+    expect(rows).toHaveLength(101); // the header and 100 jobs
+    expect(rows.slice(1).map((row) => row.split(/\s+/)[0])).toEqual(newestFirst.slice(0, 100));
   });
 
   test("an empty ledger prints `# 0 jobs` on stderr", () => {
@@ -174,6 +235,27 @@ describe("jobs", () => {
     expect(readRun(box, failed.run_id)).toBeUndefined();
     expect(box.run(["jobs", "prune"]).code).toBe(2);
     expect(box.run(["jobs", "prune", "--older-than", "soon"]).code).toBe(1);
+  });
+
+  test("retry queues a cancelled run's spec again, and the new run is the one that executes", async () => {
+    box = sandbox();
+    const { root } = setup(box);
+    const cancelled = await parkedRun(box, root);
+    expect(box.run(["jobs", "cancel", cancelled.run_id]).stdout).toBe(`cancelled ${cancelled.run_id}\n`);
+    const retried = box.run(["jobs", "retry", cancelled.run_id, "--json"]);
+    expect(retried.code).toBe(0);
+    const receipt = retried.json<{ run_id: string; retry_of: string; status: string; child_pid: number }>();
+    expect(receipt).toMatchObject({ retry_of: cancelled.run_id, status: "queued" });
+    expect(receipt.run_id).not.toBe(cancelled.run_id);
+    expect(readRun(box, receipt.run_id)?.spec_json).toBe(readRun(box, cancelled.run_id)?.spec_json);
+    await waitForExits([receipt.child_pid]); // the parked queue turned that worker away
+
+    releaseQueue(box);
+    box.run(["jobs"]); // wakes a worker for the stranded retry
+    await waitForStatus(box, receipt.run_id, ["done"]);
+    await waitForIdle(box);
+    expect(readRun(box, cancelled.run_id)).toMatchObject({ status: "cancelled", claim_seq: null });
+    expect(box.run(["jobs", "show", receipt.run_id, "--json"]).json()).toMatchObject({ status: "done", retry_of: cancelled.run_id });
   });
 
   test("forget refuses while a repository has active jobs", async () => {

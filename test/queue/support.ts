@@ -1,5 +1,6 @@
 import Database from "better-sqlite3";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { expect } from "vitest";
 import { join } from "node:path";
 import { readProcessStartTime } from "../../src/core/processes/index.js";
 import { waitFor, writeWiki, type Sandbox } from "../support/cli.js";
@@ -182,4 +183,48 @@ export async function runWithGrandchild(box: Sandbox, root: string): Promise<{ r
   const grandchild = Number(await waitForFile(grandchildFile));
   const executor = (await waitForStatus(box, run.run_id, ["running"])).executor_pid!;
   return { run, grandchild, executor };
+}
+
+/**
+ * Never two at once (I3 in almanac/architecture/run-queue.md: one draining worker, which
+ * executes one run at a time): every claimed run has finished, and no two claimed runs'
+ * [started_at, finished_at] windows overlap (one may start the moment another ends).
+ * Returns how many windows were compared, so a caller can tell the check was not vacuous.
+ */
+export function expectOneRunAtATime(box: Sandbox): number {
+  const windows = readState(
+    box,
+    (db) =>
+      db.prepare("SELECT run_id, started_at, finished_at FROM runs WHERE started_at IS NOT NULL ORDER BY seq").all() as {
+        run_id: string;
+        started_at: number;
+        finished_at: number | null;
+      }[],
+  );
+  expect(windows.filter((w) => w.finished_at === null).map((w) => w.run_id), "claimed runs that never finished").toEqual([]);
+  const overlaps: string[] = [];
+  for (const [i, a] of windows.entries()) {
+    for (const b of windows.slice(i + 1)) {
+      if (a.started_at < b.finished_at! && b.started_at < a.finished_at!) overlaps.push(`${a.run_id} and ${b.run_id}`);
+    }
+  }
+  expect(overlaps, "runs that executed at the same time").toEqual([]);
+  return windows.length;
+}
+
+/** The sandbox's live workers and executors: processes that run `__run-worker`/`__run-executor` with its state root. */
+export function queueProcesses(box: Sandbox): { pid: number; role: "worker" | "executor" }[] {
+  const found: { pid: number; role: "worker" | "executor" }[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const argv = readFileSync(`/proc/${name}/cmdline`, "utf8").split("\0");
+      const role = argv.includes("__run-worker") ? "worker" : argv.includes("__run-executor") ? "executor" : null;
+      if (!role || !readFileSync(`/proc/${name}/environ`, "utf8").split("\0").includes(`CODEALMANAC_HOME=${box.state}`)) continue;
+      if (processAlive(Number(name))) found.push({ pid: Number(name), role });
+    } catch {
+      // exited while we looked
+    }
+  }
+  return found;
 }

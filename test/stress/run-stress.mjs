@@ -1,5 +1,5 @@
 // Stress test of the run queue: concurrent producers, random SIGKILLs of workers and
-// executors, then checks of the queue invariants (run-queue-invariants.md I1–I4, I7).
+// executors, then checks of the queue invariants I1–I4 and I7 (almanac/architecture/run-queue.md).
 //   node test/stress/run-stress.mjs [--producers 20] [--runs 200] [--seed N]
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -141,24 +141,36 @@ const invocations = existsSync(invocationLog)
 const perRun = new Map();
 for (const inv of invocations) perRun.set(inv.run_id, (perRun.get(inv.run_id) ?? 0) + 1);
 for (const [runId, n] of perRun) if (n > 1) failures.push(`${runId} ran its agent ${n} times`);
-// I7: first claims happen in queue order; I3: one run executes at a time.
+// I7: first claims happen in queue order.
 const claimed = runs.filter((r) => r.claim_seq !== null).sort((a, b) => a.claim_seq - b.claim_seq);
 for (let i = 1; i < claimed.length; i++) {
   const [before, after] = [claimed[i - 1], claimed[i]];
   if (after.seq < before.seq) failures.push(`FIFO broken: ${after.run_id} (seq ${after.seq}) claimed after seq ${before.seq}`);
-  if (before.finished_at === null || after.started_at < before.finished_at) {
-    failures.push(`overlap: ${after.run_id} started before ${before.run_id} finished`);
+}
+// Never two at once (I3: one draining worker, which executes one run at a time). Every run
+// that started has finished, and no two runs' [started_at, finished_at] windows overlap
+// (one may start the moment another ends).
+const windows = runs.filter((r) => r.started_at !== null);
+for (const run of windows) if (run.finished_at === null) failures.push(`${run.run_id} started but never finished`);
+for (const [i, a] of windows.entries()) {
+  for (const b of windows.slice(i + 1)) {
+    if (a.started_at < b.finished_at && b.started_at < a.finished_at) failures.push(`overlap: ${a.run_id} and ${b.run_id} ran at the same time`);
   }
 }
+
+const statuses = Object.fromEntries(["done", "failed", "cancelled"].map((s) => [s, runs.filter((r) => r.status === s).length]));
+// A run that always fails, or a killer that never lands, would make every check above pass vacuously.
+if (statuses.done === 0) failures.push("no run ended done");
+if (kills.worker + kills.executor === 0) failures.push("no worker or executor was killed");
 
 const summary = {
   seed,
   producers,
   runs: runs.length,
-  statuses: Object.fromEntries(["done", "failed", "cancelled"].map((s) => [s, runs.filter((r) => r.status === s).length])),
+  statuses,
   claimed: claimed.length,
   agent_invocations: invocations.length,
-  kills,
+  kills: { ...kills, total: kills.worker + kills.executor },
   seconds: Math.round((Date.now() - started) / 100) / 10,
   ok: failures.length === 0,
 };

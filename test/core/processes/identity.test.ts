@@ -1,6 +1,10 @@
+import { spawnSync } from "node:child_process";
 import { once } from "node:events";
-import { readFileSync } from "node:fs";
+import { chmodSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
 import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { buildSync } from "esbuild";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import {
   compareStartTimes,
@@ -21,6 +25,58 @@ import { Lab, exited, isLinux, waitFor } from "./support.js";
 function fabricatedStartTime(real: string): string {
   if (/^\d+$/.test(real)) return real === "0" ? "1" : (BigInt(real) - 1n).toString();
   return "Thu Jan 1 00:00:00 1970";
+}
+
+/** What readEnvironValue says of `pid`'s PATH here, and whether its environ file could be read at all. */
+function readEnvironHere(pid: number): { readable: boolean; value: string | null } {
+  let readable = true;
+  try {
+    readFileSync(`/proc/${pid}/environ`);
+  } catch {
+    readable = false;
+  }
+  return { readable, value: readEnvironValue(pid, "PATH") };
+}
+
+/** The same question asked from a process of the unprivileged user `nobody`. */
+function readEnvironAsNobody(dir: string, pid: number): { readable: boolean; value: string | null } {
+  const reader = join(dir, "environ-reader.mjs");
+  buildSync({
+    stdin: {
+      contents: [
+        'import { readFileSync } from "node:fs";',
+        `import { readEnvironValue } from ${JSON.stringify(fileURLToPath(new URL("../../../src/core/processes/index.ts", import.meta.url)))};`,
+        "const pid = Number(process.argv[2]);",
+        "let readable = true;",
+        "try { readFileSync(`/proc/${pid}/environ`); } catch { readable = false; }",
+        'process.stdout.write(JSON.stringify({ readable, value: readEnvironValue(pid, "PATH") }));',
+      ].join("\n"),
+      resolveDir: dir,
+      loader: "ts",
+    },
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    outfile: reader,
+    logLevel: "silent",
+  });
+  chmodSync(dir, 0o755);
+  chmodSync(reader, 0o644);
+  const run = spawnSync(process.execPath, [reader, String(pid)], { uid: NOBODY, gid: NOBODY, encoding: "utf8" });
+  if (run.status !== 0) throw new Error(`the reader failed (exit ${run.status}):\n${run.stderr}`);
+  return JSON.parse(run.stdout) as { readable: boolean; value: string | null };
+}
+
+/** Debian's `nobody`. */
+const NOBODY = 65534;
+const isRoot = process.getuid?.() === 0;
+
+function pid1IsForeign(): boolean {
+  try {
+    return statSync("/proc/1").uid !== process.getuid?.();
+  } catch {
+    return false;
+  }
 }
 
 let lab: Lab;
@@ -164,10 +220,11 @@ describe.runIf(isLinux)("readEnvironValue", () => {
     expect(readEnvironValue(id.pid, "CA_ABSENT")).toBeNull();
   });
 
-  test("is null for processes we may not read", () => {
-    // PID 1 belongs to root here or to another user; either way it must not throw.
-    const value = readEnvironValue(1, "PATH");
-    expect(value === null || typeof value === "string").toBe(true);
+  test.runIf(isRoot || pid1IsForeign())("is null for a process we may not read", () => {
+    // Root may read every environment, so then the reader runs as `nobody` and looks at this
+    // (root's) process; any other user looks at PID 1, which belongs to someone else.
+    const seen = isRoot ? readEnvironAsNobody(lab.dir, process.pid) : readEnvironHere(1);
+    expect(seen).toEqual({ readable: false, value: null });
   });
 });
 
