@@ -5,7 +5,7 @@ import { MAX_INDEXED_CHARS } from "../layout.js";
 import type { Db } from "../../core/sqlite.js";
 import { ProductError, invalid } from "../../core/errors.js";
 import { topicsFor } from "./search.js";
-import { similarity } from "../../core/similarity.js";
+import { similarityAtLeast } from "../../core/similarity.js";
 
 export interface PageSourceView {
   source_id: string;
@@ -59,17 +59,21 @@ export function resolveSlug(db: Db, input: string): string {
   throw new ProductError("not_found", `page not found: ${raw}${hint}`);
 }
 
+const SUGGESTION_MIN = 0.6;
+
 function suggestSlugs(db: Db, wanted: string): string[] {
-  const last = wanted.split("/").pop()!.toLowerCase();
+  const whole = wanted.toLowerCase();
+  const last = whole.slice(whole.lastIndexOf("/") + 1);
   const slugs = db.prepare("SELECT slug FROM pages").pluck().all() as string[];
-  const scored = slugs
-    .map((slug) => {
-      const tail = slug.split("/").pop()!.toLowerCase();
-      const score = Math.max(similarity(last, tail), similarity(wanted.toLowerCase(), slug.toLowerCase()));
-      return { slug, score: tail.includes(last) && last.length >= 3 ? Math.max(score, 0.8) : score };
-    })
-    .filter((s) => s.score >= 0.6)
-    .sort((a, b) => b.score - a.score || (a.slug < b.slug ? -1 : 1));
+  const scored: { slug: string; score: number }[] = [];
+  for (const slug of slugs) {
+    const lower = slug.toLowerCase();
+    const tail = lower.slice(lower.lastIndexOf("/") + 1);
+    let score = Math.max(similarityAtLeast(last, tail, SUGGESTION_MIN), similarityAtLeast(whole, lower, SUGGESTION_MIN));
+    if (tail.includes(last) && last.length >= 3) score = Math.max(score, 0.8);
+    if (score >= SUGGESTION_MIN) scored.push({ slug, score });
+  }
+  scored.sort((a, b) => b.score - a.score || (a.slug < b.slug ? -1 : 1));
   return scored.slice(0, 3).map((s) => s.slug);
 }
 
