@@ -10,7 +10,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { commitAll, writeWiki, type Sandbox } from "../support/cli.js";
-import { REAL_BIN, CLAUDE_VERSION, probeClaude, realSandbox, settledProcesses } from "../real-agents/support.js";
+import { REAL_BIN, CLAUDE_VERSION, OFFLINE_CLAUDE_ENV, probeClaude, realSandbox, settledProcesses } from "../real-agents/support.js";
 import { SERVER } from "./install-support.js";
 
 const COMMAND_LINE = `${SERVER.command} ${SERVER.args.join(" ")}`;
@@ -27,12 +27,7 @@ afterEach(() => {
 /** The real claude first on PATH, nothing leaving the machine, Claude Code's files in the sandbox. */
 function claudeSandbox(): { box: Sandbox; repo: string; userConfig: string } {
   if (probe.broken) throw new Error(probe.broken);
-  const made = (box = realSandbox({
-    DISABLE_TELEMETRY: "1",
-    DISABLE_ERROR_REPORTING: "1",
-    DISABLE_AUTOUPDATER: "1",
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-  }));
+  const made = (box = realSandbox(OFFLINE_CLAUDE_ENV));
   const configDir = join(made.dir, "claude-config");
   mkdirSync(configDir, { recursive: true });
   made.env.CLAUDE_CONFIG_DIR = configDir;

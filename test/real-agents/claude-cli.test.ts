@@ -12,7 +12,7 @@ import { join } from "node:path";
 import type { Sandbox } from "../support/cli.js";
 import { waitForIdle } from "../queue/support.js";
 import { startAnthropicStandIn, type AnthropicStandIn, type StandInReply } from "./anthropic-stand-in.js";
-import { pathWithout, CLAUDE_VERSION, probeClaude, realSandbox, repoWithNotes, runTimeout, settledProcesses, type JobRecord, type LogEntry } from "./support.js";
+import { pathWithout, CLAUDE_VERSION, OFFLINE_CLAUDE_ENV, probeClaude, realSandbox, repoWithNotes, runTimeout, settledProcesses, type JobRecord, type LogEntry } from "./support.js";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -46,10 +46,7 @@ function claudeSandbox(api: AnthropicStandIn): { box: Sandbox; configDir: string
     // One failed request ends the run instead of ten retries over minutes.
     CLAUDE_CODE_MAX_RETRIES: "0",
     // No telemetry, error reports, title generation or update checks: nothing leaves 127.0.0.1.
-    DISABLE_TELEMETRY: "1",
-    DISABLE_ERROR_REPORTING: "1",
-    DISABLE_AUTOUPDATER: "1",
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+    ...OFFLINE_CLAUDE_ENV,
   });
   const configDir = join(made.dir, "claude-config");
   mkdirSync(configDir, { recursive: true });

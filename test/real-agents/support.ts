@@ -161,3 +161,11 @@ export function probeClaude(): Probe {
     { musl: true },
   );
 }
+
+/** Keeps the real Claude Code offline and quiet: no telemetry, error reports, update checks or other traffic. */
+export const OFFLINE_CLAUDE_ENV: NodeJS.ProcessEnv = {
+  DISABLE_TELEMETRY: "1",
+  DISABLE_ERROR_REPORTING: "1",
+  DISABLE_AUTOUPDATER: "1",
+  CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+};

@@ -2,10 +2,12 @@ import { describe, expect, test } from "vitest";
 import { BLOCK_END, BLOCK_START, findBlock, managedBlock, removeBlock, upsertBlock } from "../../src/setup/instruction-block.js";
 
 const block = managedBlock();
+/** A size, not a time: the block goes into every session's context, so it stays under 2 KB. */
+const BLOCK_BYTES_LIMIT = 2048;
 
 describe("the managed instruction block", () => {
   test("is short, and tells agents to search the wiki, trust code over it, cite pages and leave upkeep to ingest, garden and sync", () => {
-    expect(Buffer.byteLength(block)).toBeLessThan(2048);
+    expect(Buffer.byteLength(block)).toBeLessThan(BLOCK_BYTES_LIMIT);
     expect(block.startsWith(`${BLOCK_START}\n`)).toBe(true);
     expect(block.endsWith(`\n${BLOCK_END}`)).toBe(true);
     for (const command of ["ca search", "ca show", "ca search --mentions <file>", "ca topics", "ca health", "ca ingest", "ca garden"]) {

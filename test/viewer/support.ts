@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { request } from "node:http";
 import { afterEach } from "vitest";
 import { BIN, type Sandbox } from "../support/cli.js";
+import type { PageSummary as ServerPageSummary } from "../../src/viewer/shapes.js";
 
 export interface Viewer {
   /** As printed, e.g. `http://127.0.0.1:41234/` (with `?token=` off loopback). */
@@ -80,16 +81,8 @@ export interface ErrorBody {
   error: { code: string; message: string };
 }
 
-export interface PageSummary {
-  slug: string;
-  title: string;
-  summary: string | null;
-  path: string;
-  topics: string[];
-  updated_at: string | null;
-  matched_heading?: string | null;
-  excerpt?: string | null;
-}
+/** The server's page summary; search results add the matched heading and an excerpt. */
+export type PageSummary = ServerPageSummary & { matched_heading?: string | null; excerpt?: string | null };
 
 export interface JobRun {
   run_id: string;
