@@ -311,6 +311,10 @@ export class App {
       path: this.paths.config,
       automation: () => this.automation(),
       onWrite: () => (this.loadedConfig = undefined),
+      // The state database's write lock doubles as the config file's: SQLite queues the
+      // waiters and frees the lock of a process that dies mid-edit.
+      exclusive: (edit) => this.stateDb.transaction(edit).immediate(),
+      beforeWrite: () => this.hooks.run("configBeforeWrite"),
     });
   }
 

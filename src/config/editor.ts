@@ -27,6 +27,20 @@ export interface ConfigEditorDeps {
   automation: () => Promise<Automation>;
   /** Called after config.toml was replaced, so cached copies are dropped. */
   onWrite?: () => void;
+  /**
+   * Runs one read-edit-write of config.toml while no other process runs one, so two
+   * `config set` at once both land instead of the later write dropping the earlier key.
+   */
+  exclusive?: <T>(edit: () => T) => T;
+  /** A test seam between reading the file and replacing it. */
+  beforeWrite?: () => void;
+}
+
+/** What an edit wrote, before the schedule it may concern is reconciled. */
+interface Written {
+  data: ConfigFileData;
+  written: boolean;
+  cleared: ClearedKey[];
 }
 
 export interface ConfigEntry {
@@ -104,21 +118,25 @@ export class ConfigEditor {
   async set(key: string, input: string): Promise<ConfigChange> {
     const known = parseConfigKey(key);
     const spec = keySpec(known);
-    const before = this.snapshot(`cannot set ${known}`);
-    const value = normalizeValue(spec, input, before.data);
-    let edit: Edit = { text: setKey(before.text, spec.table, spec.name, value), tree: withValue(before.tree, spec, value), cleared: [] };
-    if (known === "harness.default") edit = dropStaleModel(edit, before.tree, value as HarnessKind);
-    return this.commit(known, "set", before, edit);
+    return this.change(known, "set", () => {
+      const before = this.snapshot(`cannot set ${known}`);
+      const value = normalizeValue(spec, input, before.data);
+      let edit: Edit = { text: setKey(before.text, spec.table, spec.name, value), tree: withValue(before.tree, spec, value), cleared: [] };
+      if (known === "harness.default") edit = dropStaleModel(edit, before.tree, value as HarnessKind);
+      return { before, edit };
+    });
   }
 
   async unset(key: string): Promise<ConfigChange> {
     const known = parseConfigKey(key);
     const spec = keySpec(known);
-    // A file that breaks the schema may be repaired by removing the key at fault; one that is not TOML may not.
-    const before = this.snapshot(`cannot unset ${known}`, { allowSchemaProblems: true });
-    let edit: Edit = { text: removeKey(before.text, spec.table, spec.name), tree: withoutKey(before.tree, spec), cleared: [] };
-    if (known === "harness.default") edit = dropStaleModel(edit, before.tree, undefined);
-    return this.commit(known, "unset", before, edit);
+    return this.change(known, "unset", () => {
+      // A file that breaks the schema may be repaired by removing the key at fault; one that is not TOML may not.
+      const before = this.snapshot(`cannot unset ${known}`, { allowSchemaProblems: true });
+      let edit: Edit = { text: removeKey(before.text, spec.table, spec.name), tree: withoutKey(before.tree, spec), cleared: [] };
+      if (known === "harness.default") edit = dropStaleModel(edit, before.tree, undefined);
+      return { before, edit };
+    });
   }
 
   /** Validates the file as edited by hand, then makes every task's schedule match it. */
@@ -130,7 +148,23 @@ export class ConfigEditor {
     return { path: this.path, config, automation };
   }
 
-  private async commit(key: ConfigKey, verb: "set" | "unset", before: Snapshot, edit: Edit): Promise<ConfigChange> {
+  /** Reads, edits and writes under `exclusive`; the schedule is reconciled after the lock is let go. */
+  private async change(
+    key: ConfigKey,
+    verb: "set" | "unset",
+    plan: () => { before: Snapshot; edit: Edit },
+  ): Promise<ConfigChange> {
+    const exclusive = this.deps.exclusive ?? ((edit) => edit());
+    const result = exclusive(() => {
+      const { before, edit } = plan();
+      return this.write(key, verb, before, edit);
+    });
+    const task = automationTaskOf(key);
+    const automation = task ? await reconcileTask(this.deps.automation, task, configFromFile(result.data).automation[task]) : null;
+    return { path: this.path, key, value: displayValue(result.data, keySpec(key)), written: result.written, cleared: result.cleared, automation };
+  }
+
+  private write(key: ConfigKey, verb: "set" | "unset", before: Snapshot, edit: Edit): Written {
     const checked = checkConfigText(edit.text);
     // The file parsed before the edit, so a result that does not (or parses to something else) is the line editor's limit.
     if (!checked.ok && checked.problem.kind === "syntax") throw this.unsupportedForm(verb, key);
@@ -138,12 +172,11 @@ export class ConfigEditor {
     if (!sameTree(checked.tree, edit.tree)) throw this.unsupportedForm(verb, key);
     const written = edit.text !== before.text;
     if (written) {
+      this.deps.beforeWrite?.();
       writeConfigAtomically(this.path, edit.text);
       this.deps.onWrite?.();
     }
-    const task = automationTaskOf(key);
-    const automation = task ? await reconcileTask(this.deps.automation, task, configFromFile(checked.data).automation[task]) : null;
-    return { path: this.path, key, value: displayValue(checked.data, keySpec(key)), written, cleared: edit.cleared, automation };
+    return { data: checked.data, written, cleared: edit.cleared };
   }
 
   private unsupportedForm(verb: string, key: ConfigKey) {

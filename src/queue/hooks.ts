@@ -13,7 +13,8 @@ export type HookName =
   | "cancelAfterIntent"
   | "cancelBeforeFinish"
   | "workerAfterSpawn"
-  | "syncBeforeReserve";
+  | "syncBeforeReserve"
+  | "configBeforeWrite";
 
 export interface Hooks {
   run(name: HookName): void;

@@ -1,11 +1,13 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
-import { FAKE_BIN, ROOT, page, sandbox, writeWiki, type RunResult, type Sandbox } from "../support/cli.js";
+import { BIN, FAKE_BIN, ROOT, page, sandbox, waitFor, writeWiki, type RunResult, type Sandbox } from "../support/cli.js";
 import { expectFailure, expectOk, expectSyntaxScreen } from "./helpers.js";
 
 /** Fake `crontab` (and a `systemctl` that never answers): schedules land in a file of the sandbox. */
 const CONFIG_BIN = join(ROOT, "test", "fixtures", "config-bin");
+/** How long the racing second `config set` may take to finish on its own. */
+const SECOND_SET_WINDOW_S = 3;
 const KEYS =
   "auto_commit, harness.default, harness.model, runs.timeout, runs.idle_timeout, automation.sync.enabled, automation.sync.every, automation.garden.enabled, automation.garden.every";
 
@@ -183,6 +185,22 @@ describe("config set and unset", () => {
       `cannot set harness.default: ${file} writes it in a form this editor does not change (a dotted key or an inline table); edit the file by hand`,
     );
     expect(readFileSync(file, "utf8")).toBe('harness.default = "claude"\n');
+  });
+  test("two sets at once both land: the second waits for the first's write instead of overwriting it", async () => {
+    const { box, file, ca } = fresh();
+    const done = join(box.dir, "second.code");
+    // Between the first set reading config.toml and replacing it, a second set starts and
+    // gets up to SECOND_SET_WINDOW_S to finish. Without the lock it finishes in that window
+    // and the first write then drops its key; with the lock it waits and edits the new file.
+    const second = `${process.execPath} ${BIN} config set harness.default codex`;
+    const hook = `(${second} >/dev/null 2>&1; echo $? > ${done}) & timeout ${SECOND_SET_WINDOW_S} tail --pid=$! -f /dev/null; true`;
+    const first = ca(["config", "set", "runs.timeout", "45m"], { CODEALMANAC_TEST_HOOKS: JSON.stringify({ configBeforeWrite: hook }) });
+    expectOk(first);
+    await waitFor(() => existsSync(done) && readFileSync(done, "utf8").trim() !== "", 20_000, "the second set to end");
+    expect(readFileSync(done, "utf8").trim()).toBe("0");
+    const text = readFileSync(file, "utf8");
+    expect(text).toMatch(/^timeout = "45m"$/m);
+    expect(text).toMatch(/^default = "codex"$/m);
   });
 });
 
