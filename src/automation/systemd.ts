@@ -6,7 +6,17 @@ import { mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { readTextIfPresent, removeIfPresent, writeIfChanged } from "./files.js";
 import type { AutomationTask } from "./model.js";
-import { mustRun, runTool, succeeded, toolFailure, type InstallRequest, type InstalledSchedule, type SchedulerAdapter, type SchedulerContext } from "./scheduler.js";
+import {
+  mustRun,
+  runTool,
+  succeeded,
+  toolFailure,
+  type InstallRequest,
+  type InstalledSchedule,
+  type ScheduleChange,
+  type SchedulerAdapter,
+  type SchedulerContext,
+} from "./scheduler.js";
 import { readExecStart, serviceUnit, serviceUnitName, systemdUnitDir, timerUnit, timerUnitName } from "./systemd-units.js";
 import { argvEvery, intervalChanged } from "./wake-tick.js";
 
@@ -30,83 +40,103 @@ export async function systemdReachable(ctx: SchedulerContext): Promise<boolean> 
  * manager cannot be asked to stop the timer.
  */
 export function systemdScheduler(ctx: SchedulerContext, reachable = true): SchedulerAdapter {
-  const dir = systemdUnitDir(ctx.env, ctx.home);
-  const servicePath = (task: AutomationTask) => join(dir, serviceUnitName(task));
-  const timerPath = (task: AutomationTask) => join(dir, timerUnitName(task));
-  const systemctl = (...args: string[]) => mustRun(ctx, "systemctl", ["--user", ...args]);
+  const units = new SystemdUnits(ctx);
+  return {
+    kind: "systemd",
+    install: (request: InstallRequest) => installTimer(units, request),
+    uninstall: (task: AutomationTask) => uninstallTimer(units, task, reachable),
+    status: (task: AutomationTask) => timerStatus(units, task),
+  };
+}
 
-  async function timerState(task: AutomationTask): Promise<TimerState> {
-    const result = await runTool(ctx, "systemctl", ["--user", "show", timerUnitName(task), "--property=UnitFileState,ActiveState"]);
+/** Where a task's units live, and the `systemctl --user` calls about them. */
+class SystemdUnits {
+  private readonly dir: string;
+
+  constructor(readonly ctx: SchedulerContext) {
+    this.dir = systemdUnitDir(ctx.env, ctx.home);
+  }
+
+  servicePath(task: AutomationTask): string {
+    return join(this.dir, serviceUnitName(task));
+  }
+
+  timerPath(task: AutomationTask): string {
+    return join(this.dir, timerUnitName(task));
+  }
+
+  systemctl(...args: string[]): Promise<unknown> {
+    return mustRun(this.ctx, "systemctl", ["--user", ...args]);
+  }
+
+  async timerState(task: AutomationTask): Promise<TimerState> {
+    const result = await runTool(this.ctx, "systemctl", ["--user", "show", timerUnitName(task), "--property=UnitFileState,ActiveState"]);
     if (!succeeded(result)) throw toolFailure(`systemctl --user show ${timerUnitName(task)}`, result);
     const value = (key: string) => new RegExp(`^${key}=(.*)$`, "m").exec(result.stdout)?.[1]?.trim();
     return { enabled: value("UnitFileState") === "enabled", active: value("ActiveState") === "active" };
   }
+}
 
+async function installTimer(units: SystemdUnits, { task, everyMs, command, anchor }: InstallRequest): Promise<ScheduleChange> {
+  const location = units.timerPath(task);
+  const service = serviceUnit(task, everyMs, command);
+  const timer = timerUnit(task, everyMs);
+  const installedService = readTextIfPresent(units.servicePath(task));
+  const installedTimer = readTextIfPresent(location);
+  if (installedService === service && installedTimer === timer) {
+    const state = await units.timerState(task);
+    if (state.enabled && state.active) return { location, changed: false };
+  }
+  mkdirSync(dirname(command.logPath), { recursive: true });
+  // Before the timer starts: a started timer whose boot tick is past wakes the service at once.
+  if (intervalChanged(installedInterval(installedService, installedTimer), everyMs)) anchor();
+  writeIfChanged(units.servicePath(task), service);
+  const timerChanged = writeIfChanged(location, timer);
+  await units.systemctl("daemon-reload");
+  if (timerChanged) {
+    // A running timer keeps its old tick until restarted. A new interval on the same tick
+    // is only in the service, which systemd reads afresh at its next start.
+    await units.systemctl("enable", timerUnitName(task));
+    await units.systemctl("restart", timerUnitName(task));
+  } else {
+    await units.systemctl("enable", "--now", timerUnitName(task));
+  }
+  return { location, changed: true };
+}
+
+async function uninstallTimer(units: SystemdUnits, task: AutomationTask, reachable: boolean): Promise<ScheduleChange> {
+  const location = units.timerPath(task);
+  const present = readTextIfPresent(location) !== null || readTextIfPresent(units.servicePath(task)) !== null;
+  if (!present) return { location, changed: false };
+  if (reachable && readTextIfPresent(location) !== null) await units.systemctl("disable", "--now", timerUnitName(task));
+  removeIfPresent(location);
+  removeIfPresent(units.servicePath(task));
+  if (reachable) await units.systemctl("daemon-reload");
+  return { location, changed: true };
+}
+
+async function timerStatus(units: SystemdUnits, task: AutomationTask): Promise<InstalledSchedule> {
+  const location = units.timerPath(task);
+  const timer = readTextIfPresent(location);
+  const service = readTextIfPresent(units.servicePath(task));
+  const notes: string[] = [];
+  let enabled = false;
+  if (timer !== null && service === null) notes.push(`${units.servicePath(task)} is missing`);
+  if (timer !== null) {
+    try {
+      const state = await units.timerState(task);
+      enabled = state.enabled && state.active;
+      if (!enabled) notes.push(`${timerUnitName(task)} is ${state.enabled ? "enabled" : "not enabled"} and ${state.active ? "active" : "not active"}`);
+    } catch (error) {
+      notes.push((error as Error).message);
+    }
+  }
   return {
-    kind: "systemd",
-
-    async install({ task, everyMs, command, anchor }: InstallRequest) {
-      const location = timerPath(task);
-      const service = serviceUnit(task, everyMs, command);
-      const timer = timerUnit(task, everyMs);
-      const installedService = readTextIfPresent(servicePath(task));
-      const installedTimer = readTextIfPresent(location);
-      if (installedService === service && installedTimer === timer) {
-        const state = await timerState(task);
-        if (state.enabled && state.active) return { location, changed: false };
-      }
-      mkdirSync(dirname(command.logPath), { recursive: true });
-      // Before the timer starts: a started timer whose boot tick is past wakes the service at once.
-      if (intervalChanged(installedInterval(installedService, installedTimer), everyMs)) anchor();
-      writeIfChanged(servicePath(task), service);
-      const timerChanged = writeIfChanged(location, timer);
-      await systemctl("daemon-reload");
-      if (timerChanged) {
-        // A running timer keeps its old tick until restarted. A new interval on the same tick
-        // is only in the service, which systemd reads afresh at its next start.
-        await systemctl("enable", timerUnitName(task));
-        await systemctl("restart", timerUnitName(task));
-      } else {
-        await systemctl("enable", "--now", timerUnitName(task));
-      }
-      return { location, changed: true };
-    },
-
-    async uninstall(task: AutomationTask) {
-      const location = timerPath(task);
-      const present = readTextIfPresent(location) !== null || readTextIfPresent(servicePath(task)) !== null;
-      if (!present) return { location, changed: false };
-      if (reachable && readTextIfPresent(location) !== null) await systemctl("disable", "--now", timerUnitName(task));
-      removeIfPresent(location);
-      removeIfPresent(servicePath(task));
-      if (reachable) await systemctl("daemon-reload");
-      return { location, changed: true };
-    },
-
-    async status(task: AutomationTask): Promise<InstalledSchedule> {
-      const location = timerPath(task);
-      const timer = readTextIfPresent(location);
-      const service = readTextIfPresent(servicePath(task));
-      const notes: string[] = [];
-      let enabled = false;
-      if (timer !== null && service === null) notes.push(`${servicePath(task)} is missing`);
-      if (timer !== null) {
-        try {
-          const state = await timerState(task);
-          enabled = state.enabled && state.active;
-          if (!enabled) notes.push(`${timerUnitName(task)} is ${state.enabled ? "enabled" : "not enabled"} and ${state.active ? "active" : "not active"}`);
-        } catch (error) {
-          notes.push((error as Error).message);
-        }
-      }
-      return {
-        installed: timer !== null && service !== null,
-        enabled,
-        intervalMs: installedInterval(service, timer),
-        location,
-        argv: service === null ? null : readExecStart(service),
-        notes,
-      };
-    },
+    installed: timer !== null && service !== null,
+    enabled,
+    intervalMs: installedInterval(service, timer),
+    location,
+    argv: service === null ? null : readExecStart(service),
+    notes,
   };
 }

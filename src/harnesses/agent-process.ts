@@ -1,8 +1,9 @@
 /**
  * Runs one agent CLI process for an adapter: spawns it in the caller's process group
  * (not detached, so a group kill of the executor reaches it), feeds or closes stdin,
- * splits stdout into lines, and stops it (SIGTERM, then SIGKILL) on timeout, abort, or
- * when the adapter asks. The adapter interprets the lines and the exit.
+ * splits stdout into lines (`LineSplitter`), and stops it (SIGTERM, then SIGKILL) on
+ * timeout, abort, or when the adapter asks (`ChildWatcher`). The adapter interprets the
+ * lines; how the run ended is decided from the exit by `decideEnding` (ending.ts).
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { runCommand } from "../core/exec.js";
@@ -57,135 +58,179 @@ export function runAgentProcess(
   request: AgentProcessRequest,
   onLine: (line: string, control: AgentProcessControl) => void,
 ): Promise<AgentProcessExit> {
+  let child: ChildProcess;
+  try {
+    child = spawn(request.command, request.args, {
+      cwd: request.cwd,
+      env: request.env,
+      stdio: [request.stdin === null ? "ignore" : "pipe", "pipe", "pipe"],
+      detached: false,
+      windowsHide: true,
+    });
+  } catch (error) {
+    return Promise.resolve({ spawnError: error, stopReason: null, stoppedByUs: false, exitCode: null, exitSignal: null, stderrHead: "" });
+  }
   return new Promise<AgentProcessExit>((resolvePromise) => {
-    let child: ChildProcess;
-    try {
-      child = spawn(request.command, request.args, {
-        cwd: request.cwd,
-        env: request.env,
-        stdio: [request.stdin === null ? "ignore" : "pipe", "pipe", "pipe"],
-        detached: false,
-        windowsHide: true,
-      });
-    } catch (error) {
-      resolvePromise({ spawnError: error, stopReason: null, stoppedByUs: false, exitCode: null, exitSignal: null, stderrHead: "" });
-      return;
-    }
+    new ChildWatcher(child, request, onLine, resolvePromise).start();
+  });
+}
 
-    let settled = false;
-    let spawnError: unknown = null;
-    let stopReason: StopReason | null = null;
-    let terminated = false;
-    let exited = false;
-    let finishing = false;
-    let exitCode: number | null = null;
-    let exitSignal: NodeJS.Signals | null = null;
-    let stdoutBuffer = "";
-    let stderrHead = "";
-    const timers: NodeJS.Timeout[] = [];
-    const later = (ms: number, action: () => void) => timers.push(setTimeout(action, ms));
+/** Splits a stream of text chunks into lines; what follows the last newline waits for more. */
+export class LineSplitter {
+  private buffer = "";
 
-    const control: AgentProcessControl = {
-      stop(reason) {
-        stopReason ??= reason;
-        if (exited || terminated) return;
-        terminated = true;
-        child.kill("SIGTERM");
-        later(KILL_GRACE_MS, () => {
-          if (!exited) child.kill("SIGKILL");
-        });
-      },
-      finished() {
-        if (finishing) return;
-        finishing = true;
-        later(request.exitAfterFinishMs, () => control.stop("after_result"));
-      },
-    };
+  push(chunk: string): void {
+    this.buffer += chunk;
+  }
 
-    const onAbort = () => control.stop("cancelled");
-    request.signal?.addEventListener("abort", onAbort, { once: true });
+  /** The next complete line (without its newline), or null when none is complete yet. */
+  next(): string | null {
+    const newline = this.buffer.indexOf("\n");
+    if (newline < 0) return null;
+    const line = this.buffer.slice(0, newline);
+    this.buffer = this.buffer.slice(newline + 1);
+    return line;
+  }
+
+  /** Everything not yet returned (an unterminated last line, possibly blank), and empties the buffer. */
+  rest(): string {
+    const rest = this.buffer;
+    this.buffer = "";
+    return rest;
+  }
+}
+
+/**
+ * Watches one spawned agent: its stdout lines, stderr head, timers (timeout, idle, exit after
+ * the stream finished, SIGKILL grace), abort signal and exit, and settles once with the exit.
+ */
+class ChildWatcher implements AgentProcessControl {
+  private settled = false;
+  private spawnError: unknown = null;
+  private stopReason: StopReason | null = null;
+  private terminated = false;
+  private exited = false;
+  private finishing = false;
+  private exitCode: number | null = null;
+  private exitSignal: NodeJS.Signals | null = null;
+  private stderrHead = "";
+  private readonly stdout = new LineSplitter();
+  private readonly timers: NodeJS.Timeout[] = [];
+  private idleTimer: NodeJS.Timeout | undefined;
+  private readonly onAbort = () => this.stop("cancelled");
+
+  constructor(
+    private readonly child: ChildProcess,
+    private readonly request: AgentProcessRequest,
+    private readonly onLine: (line: string, control: AgentProcessControl) => void,
+    private readonly resolve: (exit: AgentProcessExit) => void,
+  ) {}
+
+  start(): void {
+    const { child, request } = this;
+    request.signal?.addEventListener("abort", this.onAbort, { once: true });
     if (request.timeoutMs !== undefined && Number.isFinite(request.timeoutMs) && request.timeoutMs > 0) {
-      later(request.timeoutMs, () => control.stop("timeout"));
+      this.later(request.timeoutMs, () => this.stop("timeout"));
     }
-
-    let idleTimer: NodeJS.Timeout | undefined;
-    const idle = request.idleTimeoutMs;
-    const armIdle = () => {
-      if (idle === undefined || !(idle > 0) || !Number.isFinite(idle)) return;
-      if (idleTimer) clearTimeout(idleTimer);
-      idleTimer = setTimeout(() => control.stop("idle"), idle);
-    };
-    armIdle();
-
+    this.armIdle();
     child.stdout!.setEncoding("utf8");
-    child.stdout!.on("data", (chunk: string) => {
-      if (settled) return;
-      armIdle();
-      stdoutBuffer += chunk;
-      let newline = stdoutBuffer.indexOf("\n");
-      while (newline >= 0 && !settled) {
-        const line = stdoutBuffer.slice(0, newline);
-        stdoutBuffer = stdoutBuffer.slice(newline + 1);
-        onLine(line, control);
-        newline = stdoutBuffer.indexOf("\n");
-      }
-    });
-
+    child.stdout!.on("data", (chunk: string) => this.onStdout(chunk));
     child.stderr!.setEncoding("utf8");
-    child.stderr!.on("data", (chunk: string) => {
-      if (stderrHead.length < STDERR_HEAD_LIMIT) stderrHead += chunk;
-      try {
-        request.onStderr?.(chunk);
-      } catch {
-        // A stderr observer must never break the run.
-      }
-    });
-
+    child.stderr!.on("data", (chunk: string) => this.onStderr(chunk));
     if (request.stdin !== null) {
       // The child may exit before reading its prompt; EPIPE here is not our failure.
       child.stdin!.on("error", () => undefined);
       child.stdin!.end(request.stdin, "utf8");
     }
+    child.on("error", (error) => this.onError(error));
+    child.on("exit", (code, signal) => this.onExit(code, signal));
+    child.on("close", (code, signal) => this.onClose(code, signal));
+  }
 
-    child.on("error", (error) => {
-      // Spawn failures (ENOENT, EACCES) arrive here; kill failures too, which we ignore.
-      if (child.pid === undefined) {
-        spawnError = error;
-        finish();
-      }
+  stop(reason: StopReason): void {
+    this.stopReason ??= reason;
+    if (this.exited || this.terminated) return;
+    this.terminated = true;
+    this.child.kill("SIGTERM");
+    this.later(KILL_GRACE_MS, () => {
+      if (!this.exited) this.child.kill("SIGKILL");
     });
+  }
 
-    child.on("exit", (code, signal) => {
-      if (settled) return;
-      exited = true;
-      exitCode = code;
-      exitSignal = signal;
-      // stdout normally closes right after; a grandchild holding it must not keep us waiting.
-      later(STDIO_CLOSE_GRACE_MS, () => finish());
-    });
+  finished(): void {
+    if (this.finishing) return;
+    this.finishing = true;
+    this.later(this.request.exitAfterFinishMs, () => this.stop("after_result"));
+  }
 
-    child.on("close", (code, signal) => {
-      if (!exited) {
-        exited = true;
-        exitCode = code;
-        exitSignal = signal;
-      }
-      finish();
-    });
+  private later(ms: number, action: () => void): void {
+    this.timers.push(setTimeout(action, ms));
+  }
 
-    function finish(): void {
-      if (settled) return;
-      if (stdoutBuffer.trim() !== "") onLine(stdoutBuffer, control);
-      stdoutBuffer = "";
-      settled = true;
-      for (const timer of timers) clearTimeout(timer);
-      if (idleTimer) clearTimeout(idleTimer);
-      request.signal?.removeEventListener("abort", onAbort);
-      child.stdout?.destroy();
-      child.stderr?.destroy();
-      resolvePromise({ spawnError, stopReason, stoppedByUs: terminated, exitCode, exitSignal, stderrHead });
+  private armIdle(): void {
+    const idle = this.request.idleTimeoutMs;
+    if (idle === undefined || !(idle > 0) || !Number.isFinite(idle)) return;
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => this.stop("idle"), idle);
+  }
+
+  private onStdout(chunk: string): void {
+    if (this.settled) return;
+    this.armIdle();
+    this.stdout.push(chunk);
+    for (let line = this.stdout.next(); line !== null; line = this.settled ? null : this.stdout.next()) {
+      this.onLine(line, this);
     }
-  });
+  }
+
+  private onStderr(chunk: string): void {
+    if (this.stderrHead.length < STDERR_HEAD_LIMIT) this.stderrHead += chunk;
+    try {
+      this.request.onStderr?.(chunk);
+    } catch {
+      // A stderr observer must never break the run.
+    }
+  }
+
+  private onError(error: Error): void {
+    // Spawn failures (ENOENT, EACCES) arrive here; kill failures too, which we ignore.
+    if (this.child.pid === undefined) {
+      this.spawnError = error;
+      this.finish();
+    }
+  }
+
+  private onExit(code: number | null, signal: NodeJS.Signals | null): void {
+    if (this.settled) return;
+    this.exited = true;
+    this.exitCode = code;
+    this.exitSignal = signal;
+    // stdout normally closes right after; a grandchild holding it must not keep us waiting.
+    this.later(STDIO_CLOSE_GRACE_MS, () => this.finish());
+  }
+
+  private onClose(code: number | null, signal: NodeJS.Signals | null): void {
+    if (!this.exited) {
+      this.exited = true;
+      this.exitCode = code;
+      this.exitSignal = signal;
+    }
+    this.finish();
+  }
+
+  private finish(): void {
+    if (this.settled) return;
+    const rest = this.stdout.rest();
+    if (rest.trim() !== "") this.onLine(rest, this);
+    this.settled = true;
+    for (const timer of this.timers) clearTimeout(timer);
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.request.signal?.removeEventListener("abort", this.onAbort);
+    this.child.stdout?.destroy();
+    this.child.stderr?.destroy();
+    const { spawnError, stopReason, terminated: stoppedByUs, exitCode, exitSignal, stderrHead } = this;
+    this.resolve({ spawnError, stopReason, stoppedByUs, exitCode, exitSignal, stderrHead });
+  }
 }
 
 const VERSION_TIMEOUT_MS = 10_000;

@@ -31,6 +31,7 @@ export interface ExecuteRequest {
 export async function executeRun(deps: ExecutorDeps, request: ExecuteRequest): Promise<number> {
   const { runs, processes, now, log } = deps;
   const self = processes.self();
+  deps.hooks.run("beforeClaim");
   const claim = runs.claimRun(
     request.runId,
     {

@@ -13,6 +13,8 @@ export type HookName =
   | "cancelAfterIntent"
   | "cancelBeforeFinish"
   | "workerAfterSpawn"
+  | "workerLostLock"
+  | "beforeClaim"
   | "syncBeforeReserve"
   | "configBeforeWrite";
 

@@ -60,7 +60,10 @@ export class QueueWorker {
     log(`worker ${self.pid}: acquired the queue lock`);
     const heartbeat = setInterval(() => {
       try {
-        if (!locks.heartbeat(owner, now())) this.ownershipLost = true;
+        if (!locks.heartbeat(owner, now())) {
+          this.ownershipLost = true;
+          this.deps.hooks.run("workerLostLock");
+        }
       } catch (error) {
         log(`worker ${self.pid}: heartbeat failed: ${(error as Error).message}`);
       }

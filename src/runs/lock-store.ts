@@ -35,6 +35,12 @@ export class LockStore {
       : null;
   }
 
+  /** The token of the worker holding the lock, or null when nobody holds it. */
+  heldToken(): string | null {
+    const token = this.db.prepare("SELECT token FROM worker_lock WHERE id = 1").pluck().get() as string | undefined;
+    return token ?? null;
+  }
+
   /**
    * Check-and-claim in one BEGIN IMMEDIATE. A lock is taken over at once when its owner
    * is gone or is another process under a reused pid, or when its heartbeat is older

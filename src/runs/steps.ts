@@ -50,101 +50,131 @@ interface HarnessPayload {
 export function projectSteps(events: RunEvent[], tools: Map<string, RunStep> = new Map()): RunStep[] {
   const steps: RunStep[] = [];
   for (const event of events) {
-    const base = { sequence: event.seq, timestamp: event.createdAt };
-    const h = isHarness(event.payload) ? event.payload : null;
-    if (!h) {
-      if (event.kind === "error") pushError(steps, { ...base, kind: "error", title: "Error", body: event.message, error: true });
-      else if (event.kind === "warning") steps.push({ ...base, kind: "warning", title: "Warning", body: event.message, error: false });
-      else if (event.kind === "status") pushStatus(steps, { ...base, kind: "status", title: titleCase(event.message), body: event.message, error: false });
-      else steps.push({ ...base, kind: "status", title: sentence(event.message), error: false });
-      continue;
-    }
-    switch (h.kind) {
-      case "text":
-      case "text_delta": {
-        const actor = h.actor?.label ?? "Assistant";
-        const last = steps[steps.length - 1];
-        if (last && last.kind === "assistant" && last.actor === actor) {
-          last.body = joinText(last.body ?? "", h.message ?? "");
-          last.sequence = event.seq;
-          last.timestamp = event.createdAt;
-        } else {
-          steps.push({ ...base, kind: "assistant", title: actor, actor, body: h.message ?? "", error: false });
-        }
-        break;
-      }
-      case "tool_use": {
-        const d = h.tool_display ?? {};
-        const step: RunStep = {
-          ...base,
-          kind: "tool",
-          title: d.title ?? h.tool_name ?? "Tool",
-          tool: d.kind?.replace(/_/g, " ") ?? h.tool_name ?? "tool",
-          status: d.status ?? "started",
-          error: false,
-        };
-        const target = d.path ?? d.command;
-        if (target) step.target = target;
-        const detail = [d.path, d.command, d.exit_code !== undefined ? `exit ${d.exit_code}` : undefined, d.duration_ms !== undefined ? `${d.duration_ms}ms` : undefined]
-          .filter((p): p is string => p !== undefined)
-          .join(" · ");
-        if (detail) step.detail = detail;
-        if (h.tool_input) step.input = h.tool_input;
-        steps.push(step);
-        if (h.tool_id) tools.set(h.tool_id, step);
-        break;
-      }
-      case "tool_result":
-      case "tool_summary": {
-        let step = h.tool_id ? tools.get(h.tool_id) : undefined;
-        if (step && !steps.includes(step)) {
-          step = { ...step, ...base };
-          steps.push(step);
-        } else if (!step) {
-          step = { ...base, kind: "tool", title: h.tool_name ?? "Tool", tool: h.tool_name ?? "tool", error: false };
-          steps.push(step);
-        }
-        if (h.tool_id) tools.set(h.tool_id, step);
-        step.sequence = event.seq;
-        step.timestamp = event.createdAt;
-        step.status = h.tool_display?.status ?? (h.tool_is_error ? "failed" : "completed");
-        step.error = step.status === "failed";
-        if (h.tool_result !== undefined) step.output = h.tool_result;
-        const summary = h.tool_display?.summary ?? preview(h.tool_result);
-        if (summary) step.body = summary;
-        break;
-      }
-      case "agent_spawned":
-      case "agent_wait_started":
-      case "agent_completed": {
-        const title = { agent_spawned: "Agent started", agent_wait_started: "Waiting for agent", agent_completed: "Agent finished" }[h.kind];
-        const status = { agent_spawned: "started", agent_wait_started: "waiting", agent_completed: "completed" }[h.kind];
-        const step: RunStep = { ...base, kind: "agent", title, status, error: false, body: h.agent_trace?.result ?? h.message ?? "" };
-        if (h.agent_trace?.prompt) step.detail = h.agent_trace.prompt;
-        steps.push(step);
-        break;
-      }
-      case "error": {
-        const step: RunStep = { ...base, kind: "error", title: "Error", body: h.failure?.message ?? h.message ?? "", error: true };
-        if (h.failure?.fix) step.detail = h.failure.fix;
-        pushError(steps, step);
-        break;
-      }
-      case "warning":
-        steps.push({ ...base, kind: "warning", title: "Warning", body: h.message ?? "", error: false });
-        break;
-      case "done":
-        if (h.failure) pushError(steps, { ...base, kind: "error", title: "Error", body: h.failure.message ?? h.message ?? "", error: true });
-        else steps.push({ ...base, kind: "status", title: "Done", body: h.message ?? "", error: false });
-        break;
-      case "provider_session":
-        if (h.provider_session_id) steps.push({ ...base, kind: "status", title: "Session", body: h.provider_session_id, error: false });
-        break;
-      default:
-        break;
-    }
+    const at: At = { sequence: event.seq, timestamp: event.createdAt };
+    if (isHarness(event.payload)) projectHarnessEvent(steps, tools, event.payload, at);
+    else projectRunEvent(steps, event, at);
   }
   return steps;
+}
+
+/** Where a step sits in the run: the sequence and time of its (latest) event. */
+interface At {
+  sequence: number;
+  timestamp: number;
+}
+
+/** An event the run itself recorded (status, message, error, warning), not the agent. */
+function projectRunEvent(steps: RunStep[], event: RunEvent, at: At): void {
+  if (event.kind === "error") pushError(steps, { ...at, kind: "error", title: "Error", body: event.message, error: true });
+  else if (event.kind === "warning") steps.push({ ...at, kind: "warning", title: "Warning", body: event.message, error: false });
+  else if (event.kind === "status") pushStatus(steps, { ...at, kind: "status", title: titleCase(event.message), body: event.message, error: false });
+  else steps.push({ ...at, kind: "status", title: sentence(event.message), error: false });
+}
+
+/** An event the agent's harness reported, one projection per harness event kind. */
+function projectHarnessEvent(steps: RunStep[], tools: Map<string, RunStep>, h: HarnessPayload, at: At): void {
+  switch (h.kind) {
+    case "text":
+    case "text_delta":
+      return projectText(steps, h, at);
+    case "tool_use":
+      return projectToolUse(steps, tools, h, at);
+    case "tool_result":
+    case "tool_summary":
+      return projectToolResult(steps, tools, h, at);
+    case "agent_spawned":
+    case "agent_wait_started":
+    case "agent_completed":
+      return projectAgent(steps, h.kind, h, at);
+    case "error": {
+      const step: RunStep = { ...at, kind: "error", title: "Error", body: h.failure?.message ?? h.message ?? "", error: true };
+      if (h.failure?.fix) step.detail = h.failure.fix;
+      return pushError(steps, step);
+    }
+    case "warning":
+      steps.push({ ...at, kind: "warning", title: "Warning", body: h.message ?? "", error: false });
+      return;
+    case "done":
+      if (h.failure) pushError(steps, { ...at, kind: "error", title: "Error", body: h.failure.message ?? h.message ?? "", error: true });
+      else steps.push({ ...at, kind: "status", title: "Done", body: h.message ?? "", error: false });
+      return;
+    case "provider_session":
+      if (h.provider_session_id) steps.push({ ...at, kind: "status", title: "Session", body: h.provider_session_id, error: false });
+      return;
+    default:
+      return;
+  }
+}
+
+/** Consecutive text of the same actor merges into one assistant step. */
+function projectText(steps: RunStep[], h: HarnessPayload, at: At): void {
+  const actor = h.actor?.label ?? "Assistant";
+  const last = steps[steps.length - 1];
+  if (last && last.kind === "assistant" && last.actor === actor) {
+    last.body = joinText(last.body ?? "", h.message ?? "");
+    last.sequence = at.sequence;
+    last.timestamp = at.timestamp;
+  } else {
+    steps.push({ ...at, kind: "assistant", title: actor, actor, body: h.message ?? "", error: false });
+  }
+}
+
+/** A tool call starts a tool step, remembered by tool id for its result. */
+function projectToolUse(steps: RunStep[], tools: Map<string, RunStep>, h: HarnessPayload, at: At): void {
+  const d = h.tool_display ?? {};
+  const step: RunStep = {
+    ...at,
+    kind: "tool",
+    title: d.title ?? h.tool_name ?? "Tool",
+    tool: d.kind?.replace(/_/g, " ") ?? h.tool_name ?? "tool",
+    status: d.status ?? "started",
+    error: false,
+  };
+  const target = d.path ?? d.command;
+  if (target) step.target = target;
+  const detail = [d.path, d.command, d.exit_code !== undefined ? `exit ${d.exit_code}` : undefined, d.duration_ms !== undefined ? `${d.duration_ms}ms` : undefined]
+    .filter((p): p is string => p !== undefined)
+    .join(" · ");
+  if (detail) step.detail = detail;
+  if (h.tool_input) step.input = h.tool_input;
+  steps.push(step);
+  if (h.tool_id) tools.set(h.tool_id, step);
+}
+
+/**
+ * A result (or summary) completes its call's step: in place when the call is in this batch,
+ * as a copy when it came in an earlier one, or as a new step when the call is unknown.
+ */
+function projectToolResult(steps: RunStep[], tools: Map<string, RunStep>, h: HarnessPayload, at: At): void {
+  let step = h.tool_id ? tools.get(h.tool_id) : undefined;
+  if (step && !steps.includes(step)) {
+    step = { ...step, ...at };
+    steps.push(step);
+  } else if (!step) {
+    step = { ...at, kind: "tool", title: h.tool_name ?? "Tool", tool: h.tool_name ?? "tool", error: false };
+    steps.push(step);
+  }
+  if (h.tool_id) tools.set(h.tool_id, step);
+  step.sequence = at.sequence;
+  step.timestamp = at.timestamp;
+  step.status = h.tool_display?.status ?? (h.tool_is_error ? "failed" : "completed");
+  step.error = step.status === "failed";
+  if (h.tool_result !== undefined) step.output = h.tool_result;
+  const summary = h.tool_display?.summary ?? preview(h.tool_result);
+  if (summary) step.body = summary;
+}
+
+const AGENT_STEPS = {
+  agent_spawned: { title: "Agent started", status: "started" },
+  agent_wait_started: { title: "Waiting for agent", status: "waiting" },
+  agent_completed: { title: "Agent finished", status: "completed" },
+} as const;
+
+function projectAgent(steps: RunStep[], kind: keyof typeof AGENT_STEPS, h: HarnessPayload, at: At): void {
+  const { title, status } = AGENT_STEPS[kind];
+  const step: RunStep = { ...at, kind: "agent", title, status, error: false, body: h.agent_trace?.result ?? h.message ?? "" };
+  if (h.agent_trace?.prompt) step.detail = h.agent_trace.prompt;
+  steps.push(step);
 }
 
 function isHarness(payload: unknown): payload is HarnessPayload {

@@ -1,7 +1,7 @@
 import type { Db } from "../core/sqlite.js";
 import { notFound } from "../core/errors.js";
+import { LockStore } from "./lock-store.js";
 import {
-  isTerminal,
   type ExecutionRef,
   type FailureCategory,
   type PageChanges,
@@ -11,10 +11,23 @@ import {
   type RunKind,
   type RunRecord,
   type RunStatus,
-  type TerminalStatus,
   type Transition,
 } from "./model.js";
 import type { RunSpec, SpecParse } from "./spec.js";
+import {
+  decideCancelRequest,
+  decideClaim,
+  decideFailUnclaimed,
+  decideFinish,
+  decideFinishCancellation,
+  finishChange,
+  type ClaimOutcome,
+  type Decision,
+  type Finish,
+  type RunChange,
+} from "./transitions.js";
+
+export type { ClaimOutcome, Finish } from "./transitions.js";
 
 interface RunRow {
   seq: number;
@@ -107,17 +120,6 @@ export interface EnqueueRequest {
   now: number;
 }
 
-export interface Finish {
-  status: TerminalStatus;
-  summary?: string | null;
-  error?: string | null;
-  category?: FailureCategory | null;
-  /** Recorded as an `error` event just before the terminal status event. */
-  errorEvent?: string;
-}
-
-export type ClaimOutcome = "claimed" | "not_queued" | "lock_lost";
-
 export type QueuedRun = { record: RunRecord; spec: RunSpec };
 
 export interface ListFilter {
@@ -127,9 +129,17 @@ export interface ListFilter {
   limit?: number;
 }
 
-/** Owns `runs` and `run_events`. Every state change is one named BEGIN IMMEDIATE transaction. */
+/**
+ * Owns `runs` and `run_events`. Every state change is one named BEGIN IMMEDIATE transaction;
+ * which changes are allowed is decided by the pure functions of transitions.ts. The worker
+ * lock is read through `LockStore`, which alone owns `worker_lock`.
+ */
 export class RunStore {
-  constructor(readonly db: Db) {}
+  private readonly locks: LockStore;
+
+  constructor(readonly db: Db) {
+    this.locks = new LockStore(db);
+  }
 
   // ---- reads -------------------------------------------------------------
 
@@ -327,8 +337,9 @@ export class RunStore {
             | undefined;
           if (!row) return null;
           const parsed = parseSpec(row.spec_json);
-          if (parsed.ok) return { record: toRecord(row), spec: parsed.spec };
-          this.writeFinish(row.run_id, now, { status: "failed", error: parsed.error, category: "internal_error" });
+          const record = toRecord(row);
+          if (parsed.ok) return { record, spec: parsed.spec };
+          this.applyChange(row.run_id, finishChange(record, now, { status: "failed", error: parsed.error, category: "internal_error" }));
         }
       })
       .immediate();
@@ -344,9 +355,8 @@ export class RunStore {
         const status = this.db.prepare("SELECT status FROM runs WHERE run_id = ?").pluck().get(runId) as
           | RunStatus
           | undefined;
-        if (status !== "queued") return "not_queued";
-        const token = this.db.prepare("SELECT token FROM worker_lock WHERE id = 1").pluck().get() as string | undefined;
-        if (execution.workerToken !== null && token !== execution.workerToken) return "lock_lost";
+        const outcome = decideClaim(status, { heldToken: this.locks.heldToken(), workerToken: execution.workerToken });
+        if (outcome !== "claimed") return outcome;
         this.db
           .prepare(
             `UPDATE runs SET status = 'running', started_at = ?, updated_at = ?, execution_id = ?, executor_pid = ?,
@@ -371,60 +381,24 @@ export class RunStore {
    * the run is still executed by that execution (reconciliation after an executor exit).
    */
   finishRun(runId: string, now: number, finish: Finish, executionId?: string): Transition {
-    return this.db
-      .transaction((): Transition => {
-        const record = this.requireRun(runId);
-        if (isTerminal(record.status)) return { record, changed: false };
-        if (executionId !== undefined && record.execution?.executionId !== executionId) return { record, changed: false };
-        this.writeFinish(runId, now, finish);
-        return { record: this.requireRun(runId), changed: true };
-      })
-      .immediate();
+    return this.transition(runId, (record) => decideFinish(record, now, finish, executionId));
   }
 
   /** Fails a run that never got claimed, but only for the worker that still owns the queue. */
   failUnclaimedRun(runId: string, now: number, workerToken: string, error: string): Transition {
-    return this.db
-      .transaction((): Transition => {
-        const record = this.requireRun(runId);
-        const token = this.db.prepare("SELECT token FROM worker_lock WHERE id = 1").pluck().get();
-        if (record.status !== "queued" || token !== workerToken) return { record, changed: false };
-        this.writeFinish(runId, now, { status: "failed", error, category: "internal_error" });
-        return { record: this.requireRun(runId), changed: true };
-      })
-      .immediate();
+    return this.transition(runId, (record) =>
+      decideFailUnclaimed(record, now, { heldToken: this.locks.heldToken(), workerToken }, error),
+    );
   }
 
   /** queued → cancelled at once; running → intent recorded; terminal → no change. */
   requestCancellation(runId: string, now: number): Transition {
-    return this.db
-      .transaction((): Transition => {
-        const record = this.requireRun(runId);
-        if (isTerminal(record.status)) return { record, changed: false };
-        if (record.status === "queued") {
-          this.writeFinish(runId, now, { status: "cancelled" });
-          return { record: this.requireRun(runId), changed: true };
-        }
-        if (record.cancelRequestedAt !== null) return { record, changed: false };
-        this.db.prepare("UPDATE runs SET cancel_requested_at = ?, updated_at = ? WHERE run_id = ?").run(now, now, runId);
-        this.insertEvent(runId, now, "message", "cancellation requested");
-        return { record: this.requireRun(runId), changed: true };
-      })
-      .immediate();
+    return this.transition(runId, (record) => decideCancelRequest(record, now));
   }
 
   /** running (same execution, intent recorded) → cancelled, once its processes are confirmed gone. */
   finishCancellation(runId: string, now: number, executionId: string): Transition {
-    return this.db
-      .transaction((): Transition => {
-        const record = this.requireRun(runId);
-        if (record.status !== "running" || record.execution?.executionId !== executionId || record.cancelRequestedAt === null) {
-          return { record, changed: false };
-        }
-        this.writeFinish(runId, now, { status: "cancelled" });
-        return { record: this.requireRun(runId), changed: true };
-      })
-      .immediate();
+    return this.transition(runId, (record) => decideFinishCancellation(record, now, executionId));
   }
 
   recordHarnessSession(runId: string, harness: { kind: string; sessionId: string | null; transcriptPath: string | null }): void {
@@ -457,16 +431,39 @@ export class RunStore {
 
   // ---- helpers (always inside a caller's transaction) --------------------
 
-  private writeFinish(runId: string, now: number, finish: Finish): void {
-    const category = finish.status === "failed" ? (finish.category ?? "internal_error") : null;
-    if (finish.errorEvent) this.insertEvent(runId, now, "error", finish.errorEvent);
-    this.db
-      .prepare(
-        `UPDATE runs SET status = ?, summary = COALESCE(?, summary), error = ?, failure_category = ?,
-           finished_at = ?, updated_at = ? WHERE run_id = ?`,
-      )
-      .run(finish.status, finish.summary ?? null, finish.status === "failed" ? (finish.error ?? null) : null, category, now, now, runId);
-    this.insertEvent(runId, now, "status", finish.status);
+  /**
+   * One transition: read the run (it must exist), let `decide` allow or refuse the change,
+   * write it, and return the run as it is now. A refusal leaves the row untouched.
+   */
+  private transition(runId: string, decide: (record: RunRecord) => Decision): Transition {
+    return this.db
+      .transaction((): Transition => {
+        const record = this.requireRun(runId);
+        const decision = decide(record);
+        if (!decision.ok) return { record, changed: false };
+        this.applyChange(runId, decision.change);
+        return { record: this.requireRun(runId), changed: true };
+      })
+      .immediate();
+  }
+
+  /** Writes a change a transition function allowed: the row fields, then its events in order. */
+  private applyChange(runId: string, change: RunChange): void {
+    const { updatedAt: now } = change.fields;
+    if (change.kind === "cancel_requested") {
+      this.db
+        .prepare("UPDATE runs SET cancel_requested_at = ?, updated_at = ? WHERE run_id = ?")
+        .run(change.fields.cancelRequestedAt, now, runId);
+    } else {
+      const f = change.fields;
+      this.db
+        .prepare(
+          `UPDATE runs SET status = ?, summary = ?, error = ?, failure_category = ?,
+             finished_at = ?, updated_at = ? WHERE run_id = ?`,
+        )
+        .run(f.status, f.summary, f.error, f.failureCategory, f.finishedAt, now, runId);
+    }
+    for (const event of change.events) this.insertEvent(runId, now, event.kind, event.message);
   }
 
   private insertEvent(runId: string, now: number, kind: RunEventKind, message: string, payload?: unknown): number {

@@ -1,13 +1,10 @@
 import { spawn } from "node:child_process";
-import { afterEach, expect, test } from "vitest";
+import { expect, test } from "vitest";
 import { BIN, sandbox, type Sandbox } from "../support/cli.js";
-import { emptyRepo, parkedRun } from "./support.js";
+import { checkAndCleanUpAfterEach, emptyRepo, parkedRun } from "./support.js";
 
 let box: Sandbox | undefined;
-afterEach(() => {
-  box?.cleanup();
-  box = undefined;
-});
+checkAndCleanUpAfterEach(() => box);
 
 test("a long attach adds no listener per poll: no MaxListenersExceededWarning, however many polls", async () => {
   box = sandbox({ CODEALMANAC_ATTACH_INTERVAL_MS: "2" });

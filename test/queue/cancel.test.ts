@@ -1,13 +1,14 @@
-import { afterEach, describe, expect, onTestFinished, test } from "vitest";
+import { describe, expect, onTestFinished, test } from "vitest";
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { sandbox, waitFor, type Sandbox } from "../support/cli.js";
 import { readProcessStartTime } from "../../src/core/processes/index.js";
-import { emptyRepo, events, garden, parkedRun, processAlive, readRun, runWithGrandchild, waitForFile, waitForIdle, waitForStatus, writeDb } from "./support.js";
+import { checkAndCleanUpAfterEach, emptyRepo, events, garden, parkedRun, processAlive, readRun, runWithGrandchild, waitForFile, waitForIdle, waitForStatus, writeDb } from "./support.js";
 
 let box: Sandbox;
-// Sandbox cleanup kills every process that carries the sandbox's state directory.
-afterEach(() => box?.cleanup());
+// After each test: no worker, executor or agent of the sandbox outlives the queue's work
+// (checked before the sandbox cleanup, which kills every process carrying its state directory).
+checkAndCleanUpAfterEach(() => box);
 
 describe("cancellation", () => {
   test("a queued run is cancelled atomically and a second cancel changes nothing", async () => {

@@ -1,12 +1,14 @@
-import { afterEach, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { join } from "node:path";
-import { writeFileSync, mkdirSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { sandbox, waitFor, type Sandbox } from "../support/cli.js";
 import {
   allRuns,
+  checkAndCleanUpAfterEach,
   emptyRepo,
   expectOneRunAtATime,
   garden,
+  hooks,
   parkedRun,
   processAlive,
   readRun,
@@ -21,15 +23,19 @@ import {
 } from "./support.js";
 
 let box: Sandbox;
-// Sandbox cleanup kills every process that carries the sandbox's state directory.
-afterEach(() => box?.cleanup());
+// After each test: no worker, executor or agent of the sandbox outlives the queue's work
+// (checked before the sandbox cleanup, which kills every process carrying its state directory).
+checkAndCleanUpAfterEach(() => box);
 
 describe("crashes", () => {
   test("a SIGKILLed worker's lock is taken at once; its live executor is adopted, not doubled", async () => {
     box = sandbox();
     const root = emptyRepo(box);
     const started = join(box.dir, "agent-started");
-    const first = garden(box, root, { FAKE_CLAUDE_STARTED_FILE: started, FAKE_CLAUDE_DELAY_MS: "1500" });
+    const release = join(box.dir, "release-agent");
+    // The agent holds at its last step until the test releases it, so the run is still
+    // running when the next worker arrives, however slow or fast the machine.
+    const first = garden(box, root, { FAKE_CLAUDE_STARTED_FILE: started, FAKE_CLAUDE_RELEASE_FILE: release });
     await waitForFile(started);
     process.kill(first.child_pid, "SIGKILL");
     await waitForExits([first.child_pid]);
@@ -38,6 +44,9 @@ describe("crashes", () => {
     // The new worker takes the dead worker's lock immediately instead of exiting.
     await waitFor(() => workerLog(box).includes(`worker ${second.child_pid}: acquired the queue lock`), 10_000, "takeover");
     await waitFor(() => workerLog(box).includes(`worker ${second.child_pid}: adopting run ${first.run_id}`), 10_000, "adoption");
+    // Adopting means waiting: nothing new is claimed while the adopted run's agent still works.
+    expect(allRuns(box).map((r) => r.status)).toEqual(["running", "queued"]);
+    writeFileSync(release, "");
     await waitForIdle(box);
     const runs = allRuns(box);
     expect(runs.map((r) => r.status)).toEqual(["done", "done"]);
@@ -113,7 +122,14 @@ describe("a stalled worker", () => {
     box = sandbox({ CODEALMANAC_TEST_WORKER_TIMING: JSON.stringify({ staleAfterMs: 1_000, heartbeatMs: 200 }) });
     const root = emptyRepo(box);
     const started = join(box.dir, "agent-started");
-    const first = garden(box, root, { FAKE_CLAUDE_STARTED_FILE: started, FAKE_CLAUDE_DELAY_MS: "2500" });
+    const release = join(box.dir, "release-agent");
+    const lost = join(box.dir, "lock-lost");
+    const first = garden(box, root, {
+      FAKE_CLAUDE_STARTED_FILE: started,
+      FAKE_CLAUDE_RELEASE_FILE: release,
+      // The first worker's heartbeat, once resumed, finds its token gone.
+      ...hooks({ workerLostLock: `echo "$PPID" > ${lost}` }),
+    });
     await waitForFile(started);
     process.kill(first.child_pid, "SIGSTOP");
     try {
@@ -131,12 +147,17 @@ describe("a stalled worker", () => {
     } finally {
       process.kill(first.child_pid, "SIGCONT");
     }
+    // Only once the resumed worker has seen its lock gone does the agent finish, so the
+    // resumed worker's next step is the one that must not claim.
+    expect(Number(await waitForFile(lost))).toBe(first.child_pid);
+    expect(allRuns(box).map((r) => r.status)).toEqual(["running", "queued"]);
+    writeFileSync(release, "");
     await waitForIdle(box);
     await waitForExits([first.child_pid]);
     const runs = allRuns(box);
     expect(runs.map((r) => r.status)).toEqual(["done", "done"]);
     const log = workerLog(box);
-    expect(log).toContain(`worker ${first.child_pid}: drain ended (ownership_lost)`);
+    expect(log).toContain(`worker ${first.child_pid}: drain ended (ownership_lost) after 1 run(s)`);
     expect(log).not.toContain(`worker ${first.child_pid}: run ${runs[1]!.run_id}`);
     expect(runs[1]!.worker_token).not.toBe(runs[0]!.worker_token);
     expect(expectOneRunAtATime(box)).toBe(2);

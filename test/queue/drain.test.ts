@@ -1,11 +1,13 @@
-import { afterEach, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { join } from "node:path";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { BIN, ROOT, page, sandbox, writeWiki, type Sandbox } from "../support/cli.js";
-import { allRuns, events, holdQueue, parkedRuns, waitForExits, readRun, releaseQueue, waitForFile, waitForIdle, waitForStatus, workerLog, type Receipt } from "./support.js";
+import { allRuns, checkAndCleanUpAfterEach, events, holdQueue, parkedRuns, waitForExits, readRun, releaseQueue, waitForFile, waitForIdle, waitForStatus, workerLog, type Receipt } from "./support.js";
 
 let box: Sandbox;
-afterEach(() => box?.cleanup());
+// After each test: no worker, executor or agent of the sandbox outlives the queue's work
+// (checked before the sandbox cleanup, which kills every process carrying its state directory).
+checkAndCleanUpAfterEach(() => box);
 
 function repo(b: Sandbox): string {
   return writeWiki(join(b.dir, "repo"), {

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { spawn } from "node:child_process";
 import { BIN, sandbox, type Sandbox } from "../support/cli.js";
 import { dirname, join } from "node:path";
@@ -6,6 +6,7 @@ import { newRunId } from "../../src/runs/ids.js";
 import type { RunSpec } from "../../src/runs/spec.js";
 import { RunStore } from "../../src/runs/store.js";
 import {
+  checkAndCleanUpAfterEach,
   emptyRepo,
   parkedRun,
   parkedRuns,
@@ -19,7 +20,9 @@ import {
 } from "./support.js";
 
 let box: Sandbox;
-afterEach(() => box?.cleanup());
+// After each test: no worker, executor or agent of the sandbox outlives the queue's work
+// (checked before the sandbox cleanup, which kills every process carrying its state directory).
+checkAndCleanUpAfterEach(() => box);
 
 const RUN_FIELDS = [
   "cancellation_requested_at",

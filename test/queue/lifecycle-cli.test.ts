@@ -1,12 +1,13 @@
-import { afterEach, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { sandbox, type Sandbox } from "../support/cli.js";
-import { emptyRepo, events, holdQueue, readRun, releaseQueue, waitForExits, waitForFile, waitForIdle, waitForStatus, type Receipt } from "./support.js";
+import { checkAndCleanUpAfterEach, emptyRepo, events, holdQueue, readRun, releaseQueue, waitForExits, waitForFile, waitForIdle, waitForStatus, type Receipt } from "./support.js";
 
 let box: Sandbox;
-// Sandbox cleanup kills every process that carries the sandbox's state directory.
-afterEach(() => box?.cleanup());
+// After each test: no worker, executor or agent of the sandbox outlives the queue's work
+// (checked before the sandbox cleanup, which kills every process carrying its state directory).
+checkAndCleanUpAfterEach(() => box);
 
 describe("init", () => {
   test("scaffolds a valid starter wiki, registers it under a kebab-case name and queues the build", async () => {

@@ -5,12 +5,14 @@
 import { spawn } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { BIN, FAKE_BIN, commitAll, page, sandbox, writeWiki, type Sandbox } from "../support/cli.js";
-import { allRuns, emptyRepo, waitForFile, waitForIdle, waitForStatus, type JobRecord, type Receipt } from "./support.js";
+import { allRuns, checkAndCleanUpAfterEach, emptyRepo, waitForFile, waitForIdle, waitForStatus, type JobRecord, type Receipt } from "./support.js";
 
 let box: Sandbox;
-afterEach(() => box?.cleanup());
+// After each test: no worker, executor or agent of the sandbox outlives the queue's work
+// (checked before the sandbox cleanup, which kills every process carrying its state directory).
+checkAndCleanUpAfterEach(() => box);
 
 const newPage = page({ title: "Ingested", summary: "From notes", topics: ["concepts"], sources: [], body: "# Ingested\n\nLearned from the notes." });
 

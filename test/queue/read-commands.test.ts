@@ -1,10 +1,12 @@
-import { afterEach, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { join } from "node:path";
 import { page, sandbox, writeWiki, type Sandbox } from "../support/cli.js";
-import { allRuns, parkedRuns, queueProcesses, releaseQueue, waitForIdle, workerLog, writeDb } from "./support.js";
+import { allRuns, checkAndCleanUpAfterEach, parkedRuns, queueProcesses, releaseQueue, waitForIdle, workerLog, writeDb } from "./support.js";
 
 let box: Sandbox;
-afterEach(() => box?.cleanup());
+// After each test: no worker, executor or agent of the sandbox outlives the queue's work
+// (checked before the sandbox cleanup, which kills every process carrying its state directory).
+checkAndCleanUpAfterEach(() => box);
 
 const READS = [
   ["search", "zephyr"],

@@ -1,6 +1,6 @@
 import Database from "better-sqlite3";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { expect } from "vitest";
+import { afterEach, expect } from "vitest";
 import { join } from "node:path";
 import { readProcessStartTime } from "../../src/core/processes/index.js";
 import { waitFor, writeWiki, type Sandbox } from "../support/cli.js";
@@ -227,4 +227,103 @@ export function queueProcesses(box: Sandbox): { pid: number; role: "worker" | "e
     }
   }
   return found;
+}
+
+/** Test hooks for a command's environment (see src/queue/hooks.ts); they reach the worker and executors it spawns. */
+export function hooks(commands: Record<string, string>): NodeJS.ProcessEnv {
+  return { CODEALMANAC_TEST_HOOKS: JSON.stringify(commands) };
+}
+
+/** The worker pids that acquired the queue lock, in order, from worker.log. */
+export function lockHolderPids(box: Sandbox): number[] {
+  return [...workerLog(box).matchAll(/worker (\d+): acquired the queue lock/g)].map((m) => Number(m[1]));
+}
+
+export interface SandboxProcess {
+  pid: number;
+  role: "worker" | "executor" | "other";
+  cmdline: string;
+}
+
+/** Every live process of the sandbox: all that carry its CODEALMANAC_HOME, as the sandbox cleanup finds them. */
+export function sandboxProcesses(box: Sandbox): SandboxProcess[] {
+  const marker = `CODEALMANAC_HOME=${box.state}`;
+  const found: SandboxProcess[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+    try {
+      if (!readFileSync(`/proc/${name}/environ`, "utf8").split("\0").includes(marker)) continue;
+      const argv = readFileSync(`/proc/${name}/cmdline`, "utf8").split("\0").filter((a) => a !== "");
+      const role = argv.includes("__run-worker") ? "worker" : argv.includes("__run-executor") ? "executor" : "other";
+      if (processAlive(Number(name))) found.push({ pid: Number(name), role, cmdline: argv.join(" ") });
+    } catch {
+      // exited while we looked, or not ours to read
+    }
+  }
+  return found;
+}
+
+/** Runs still in flight and a lock held by a live process other than this test: the queue is not settled yet. */
+function unsettled(box: Sandbox): string[] {
+  if (!existsSync(join(box.state, "codealmanac.db"))) return [];
+  const open = allRuns(box)
+    .filter((r) => r.status === "running")
+    .map((r) => `run ${r.run_id} is running (executor ${r.executor_pid})`);
+  const lock = readState(box, (db) => db.prepare("SELECT token, pid FROM worker_lock").get() as { token: string; pid: number } | undefined);
+  if (lock && lock.pid !== process.pid && processAlive(lock.pid)) open.push(`worker ${lock.pid} holds the queue lock`);
+  return open;
+}
+
+/**
+ * No leaks: once the queue has settled (no run running, the lock free or held by a dead
+ * process or by this test), every worker, executor, agent and agent child of the sandbox
+ * must exit. Waits a bounded time for each, then fails listing what is left. Runs before
+ * the sandbox cleanup, which would otherwise kill the evidence.
+ */
+export async function expectNoLeftovers(box: Sandbox, { settleMs = 20_000, exitMs = 5_000 } = {}): Promise<void> {
+  const settleBy = Date.now() + settleMs;
+  while (unsettled(box).length > 0 && Date.now() < settleBy) await new Promise((r) => setTimeout(r, 50));
+  const open = unsettled(box);
+  const exitBy = Date.now() + exitMs;
+  let left = sandboxProcesses(box);
+  while (left.length > 0 && Date.now() < exitBy) {
+    await new Promise((r) => setTimeout(r, 50));
+    left = sandboxProcesses(box);
+  }
+  if (open.length === 0 && left.length === 0) return;
+  const lines = [
+    ...open.map((o) => `not settled after ${settleMs} ms: ${o}`),
+    ...left.map((p) => `still alive: ${p.pid} (${p.role}) ${p.cmdline}`),
+  ];
+  throw new Error(`the test left its queue busy or processes behind:\n  ${lines.join("\n  ")}`);
+}
+
+let leaveReason: string | null = null;
+
+/** Opts the current test out of the leftover check; the reason says why it leaves something behind. */
+export function leaveProcesses(reason: string): void {
+  if (reason.trim() === "") throw new Error("leaveProcesses needs a reason");
+  leaveReason = reason;
+}
+
+/**
+ * For a queue test file: after each test, the leftover check (unless the test failed
+ * already or opted out with `leaveProcesses`), then the sandbox cleanup, which kills
+ * whatever is left either way.
+ */
+export function checkAndCleanUpAfterEach(current: () => Sandbox | undefined): void {
+  const cleaned = new WeakSet<Sandbox>();
+  afterEach(async (context) => {
+    const box = current();
+    const skip = leaveReason !== null || context.task.result?.state === "fail";
+    leaveReason = null;
+    // A test that made no sandbox of its own leaves the previous test's, already cleaned up.
+    if (!box || cleaned.has(box)) return;
+    cleaned.add(box);
+    try {
+      if (!skip) await expectNoLeftovers(box);
+    } finally {
+      box.cleanup();
+    }
+  }, 40_000);
 }

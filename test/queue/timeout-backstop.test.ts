@@ -1,14 +1,16 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, expect, it } from "vitest";
+import { beforeEach, expect, it } from "vitest";
 import { sandbox, writeWiki, type Sandbox } from "../support/cli.js";
-import { garden, waitForFile, waitForIdle, waitForStatus } from "./support.js";
+import { checkAndCleanUpAfterEach, garden, waitForFile, waitForIdle, waitForStatus } from "./support.js";
 
 let box: Sandbox;
 beforeEach(() => {
   box = sandbox({ CODEALMANAC_TEST_WORKER_TIMING: JSON.stringify({ superviseMs: 50, cancelGraceMs: 300 }) });
 });
-afterEach(() => box.cleanup());
+// After each test: no worker, executor or agent of the sandbox outlives the queue's work
+// (checked before the sandbox cleanup, which kills every process carrying its state directory).
+checkAndCleanUpAfterEach(() => box);
 
 /** The parent of a process, from /proc. */
 function parentOf(pid: number): number {

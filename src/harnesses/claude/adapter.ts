@@ -12,7 +12,8 @@ import { homeDir } from "../../core/paths.js";
 import type { HarnessUsage } from "../events.js";
 import type { HarnessAdapter, HarnessFailure, HarnessReadiness, HarnessRunRequest, HarnessRunResult } from "../types.js";
 import { readCliVersion, runAgentProcess, type AgentProcessExit } from "../agent-process.js";
-import { conclude, EventSink, failedWith, stalled, type Outcome } from "../outcome.js";
+import { decideEnding, type StreamVerdict } from "../ending.js";
+import { conclude, EventSink, failedWith, type Outcome } from "../outcome.js";
 import { HARNESSES } from "../catalog.js";
 import { firstLine } from "../text.js";
 import { atLeast } from "../version.js";
@@ -144,43 +145,34 @@ async function runClaude(
     },
   );
   const { result } = parser.finish();
-  const outcome = exit.spawnError
-    ? failedWith(spawnFailure(executable, exit.spawnError))
-    : decide(exit, result, request, parser.authenticationFailure);
-  return finish(outcome, result);
+  return finish(decide(exit, result, request, executable, parser.authenticationFailure), result);
 }
 
-/** The run's status and failure from what the process did. */
+/** The run's status and failure from what the process did and what its stream said. */
 function decide(
   exit: AgentProcessExit,
   result: ClaudeResultLine | null,
   request: Pick<HarnessRunRequest, "timeoutMs" | "idleTimeoutMs">,
+  executable: string,
   authenticationFailure: HarnessFailure | null,
 ): Outcome {
-  const exitText = exit.exitCode !== null ? String(exit.exitCode) : (exit.exitSignal ?? "unknown");
-  const stderrLine = firstLine(exit.stderrHead);
+  return decideEnding(exit, claudeVerdict(result, authenticationFailure), {
+    kind: "claude",
+    limits: request,
+    spawnFailure: (error) => spawnFailure(executable, error),
+    processFailed: (message) => claudeFailure("claude.process_failed", message),
+    stderrLine: firstLine(exit.stderrHead),
+    afterSuccess: "after reporting success",
+    withoutSuccess: "without a result",
+  });
+}
 
-  if (result) {
-    const failure = classifyClaudeResult(result);
-    if (failure) return { status: "failed", failure, outputText: result.result?.trim() || failure.message };
-    // A success result counts when the CLI exited cleanly, or when we stopped it after the result.
-    if (exit.exitCode === 0 || exit.stoppedByUs) return { status: "succeeded", failure: null, outputText: result.result ?? "" };
-    return failedWith(claudeFailure("claude.process_failed", stderrLine || `claude exited ${exitText} after reporting success`));
-  }
-
-  switch (exit.stopReason) {
-    case "cancelled":
-      return { status: "cancelled", failure: null, outputText: "claude cancelled" };
-    case "timeout":
-    case "idle":
-      return failedWith(stalled("claude", exit.stopReason, request));
-    case "authentication":
-      if (authenticationFailure) return failedWith(authenticationFailure);
-      break;
-    default:
-      break;
-  }
-  return failedWith(claudeFailure("claude.process_failed", stderrLine || `claude exited ${exitText} without a result`));
+/** What the stream said: the `result` line, classified, or nothing conclusive. */
+function claudeVerdict(result: ClaudeResultLine | null, authenticationFailure: HarnessFailure | null): StreamVerdict {
+  if (!result) return { kind: "unfinished", authenticationFailure };
+  const failure = classifyClaudeResult(result);
+  if (failure) return { kind: "failed", outcome: { status: "failed", failure, outputText: result.result?.trim() || failure.message } };
+  return { kind: "completed", answer: result.result ?? "" };
 }
 
 function claudeFailure(code: string, message: string, extra: { fix?: string } = {}): HarnessFailure {

@@ -183,29 +183,88 @@ interface Helper {
   parentThreadId: string | undefined;
 }
 
-
 export function createClaudeStreamParser(options: ClaudeStreamParserOptions = {}): ClaudeStreamParser {
-  let sessionId: string | null = null;
-  let result: ClaudeResultLine | null = null;
-  let authenticationFailure: HarnessFailure | null = null;
-  const roots = options.cwd ? [options.cwd] : [];
-  const tools = new Map<string, KnownTool>();
-  const helpers = new Map<string, Helper>();
-  const spawned = new Set<string>();
-  const completed = new Set<string>();
+  return new ClaudeStreamReader(options);
+}
 
-  function helperFor(toolUseId: string, parentThreadId?: string): Helper {
-    let helper = helpers.get(toolUseId);
+/**
+ * The parser's state (session, result, known tools and helper agents) and one handler per
+ * line type: `system` (init, api_retry), `assistant` (text, tool_use, synthetic errors),
+ * `user` (tool_result), `stream_event` (text deltas), `tool_use_summary` and `result`.
+ */
+class ClaudeStreamReader implements ClaudeStreamParser {
+  private sessionId: string | null = null;
+  private result: ClaudeResultLine | null = null;
+  private authFailure: HarnessFailure | null = null;
+  private readonly roots: string[];
+  private readonly tools = new Map<string, KnownTool>();
+  private readonly helpers = new Map<string, Helper>();
+  private readonly spawned = new Set<string>();
+  private readonly completed = new Set<string>();
+
+  constructor(options: ClaudeStreamParserOptions) {
+    this.roots = options.cwd ? [options.cwd] : [];
+  }
+
+  push(line: string): HarnessEvent[] {
+    if (!line.includes("\n")) return this.pushOne(line);
+    return line.split("\n").flatMap((one) => this.pushOne(one));
+  }
+
+  finish(): { result: ClaudeResultLine | null; sessionId: string | null } {
+    return { result: this.result, sessionId: this.sessionId };
+  }
+
+  get authenticationFailure(): HarnessFailure | null {
+    return this.authFailure;
+  }
+
+  private pushOne(raw: string): HarnessEvent[] {
+    const line = parseJsonLine(raw);
+    const type = line ? text(line.type) : undefined;
+    if (!line || !type) return [];
+
+    const out: HarnessEvent[] = [];
+    this.onSession(line, out);
+    switch (type) {
+      case "system":
+        this.onSystem(line, out);
+        break;
+      case "assistant":
+        this.onAssistant(line, out);
+        break;
+      case "user":
+        this.onUser(line, out);
+        break;
+      case "stream_event":
+        this.onStreamEvent(line, out);
+        break;
+      case "tool_use_summary":
+        this.onToolUseSummary(line, out);
+        break;
+      case "result":
+        this.result = toResultLine(line) ?? this.result;
+        break;
+      default:
+        break; // unknown line types are expected from newer CLIs
+    }
+    return out;
+  }
+
+  // ---- actors and events ---------------------------------------------------
+
+  private helperFor(toolUseId: string, parentThreadId?: string): Helper {
+    let helper = this.helpers.get(toolUseId);
     if (!helper) {
-      helper = { label: `Helper ${helpers.size + 1}`, parentThreadId: parentThreadId ?? sessionId ?? undefined };
-      helpers.set(toolUseId, helper);
+      helper = { label: `Helper ${this.helpers.size + 1}`, parentThreadId: parentThreadId ?? this.sessionId ?? undefined };
+      this.helpers.set(toolUseId, helper);
     }
     return helper;
   }
 
-  function actorFor(parentToolUseId: string | undefined): HarnessActor {
+  private actorFor(parentToolUseId: string | undefined): HarnessActor {
     if (parentToolUseId) {
-      const helper = helperFor(parentToolUseId);
+      const helper = this.helperFor(parentToolUseId);
       const actor: HarnessActor = {
         thread_id: parentToolUseId,
         role: "helper",
@@ -215,29 +274,27 @@ export function createClaudeStreamParser(options: ClaudeStreamParserOptions = {}
       if (helper.parentThreadId) actor.parent_thread_id = helper.parentThreadId;
       return actor;
     }
-    if (sessionId) return { thread_id: sessionId, role: "root", label: "Main", confidence: "provider" };
+    if (this.sessionId) return { thread_id: this.sessionId, role: "root", label: "Main", confidence: "provider" };
     return { role: "unknown", label: "Unknown actor", confidence: "unknown" };
   }
 
-  function event(kind: HarnessEventKind, message: string, line: Json, parent: string | undefined): HarnessEvent {
+  private event(kind: HarnessEventKind, message: string, line: Json, parent: string | undefined): HarnessEvent {
     const built: HarnessEvent = {
       kind,
       message: readable(message) || kind.replace(/_/g, " "),
-      actor: actorFor(parent),
+      actor: this.actorFor(parent),
     };
-    if (sessionId) built.provider_session_id = sessionId;
+    if (this.sessionId) built.provider_session_id = this.sessionId;
     const uuid = text(line.uuid);
     if (uuid) built.provider_event_id = uuid;
     if (parent) built.provider_parent_tool_use_id = parent;
     return built;
   }
 
-  const relativePath = (path: string) => displayPath(path, roots);
-
-  function describeTool(name: string, input: Json): KnownTool["display"] {
+  private describeTool(name: string, input: Json): KnownTool["display"] {
     const kind = toolDisplayKind(name);
     const rawPath = text(input.file_path) ?? text(input.notebook_path) ?? text(input.path);
-    const path = rawPath ? relativePath(rawPath) : undefined;
+    const path = rawPath ? displayPath(rawPath, this.roots) : undefined;
     const command = text(input.command);
     const display: KnownTool["display"] = { kind, title: name };
     if (path) display.path = path;
@@ -246,19 +303,23 @@ export function createClaudeStreamParser(options: ClaudeStreamParserOptions = {}
     return display;
   }
 
-  function onSession(line: Json, out: HarnessEvent[]): void {
-    if (sessionId) return;
+  // ---- line handlers -------------------------------------------------------
+
+  /** Any line may carry the session id; the first one seen is the run's. */
+  private onSession(line: Json, out: HarnessEvent[]): void {
+    if (this.sessionId) return;
     const id = text(line.session_id);
     if (!id) return;
-    sessionId = id;
-    out.push(event("provider_session", `Claude session ${id}`, line, undefined));
+    this.sessionId = id;
+    out.push(this.event("provider_session", `Claude session ${id}`, line, undefined));
   }
 
-  function onSystem(line: Json, out: HarnessEvent[]): void {
+  /** `system/init` adds its cwd to the display roots; `system/api_retry` warns, or fails on authentication. */
+  private onSystem(line: Json, out: HarnessEvent[]): void {
     const subtype = text(line.subtype);
     if (subtype === "init") {
       const cwd = text(line.cwd);
-      if (cwd && !roots.includes(cwd)) roots.push(cwd);
+      if (cwd && !this.roots.includes(cwd)) this.roots.push(cwd);
       return;
     }
     if (subtype !== "api_retry") return;
@@ -268,20 +329,21 @@ export function createClaudeStreamParser(options: ClaudeStreamParserOptions = {}
     const max = typeof line.max_retries === "number" ? line.max_retries : undefined;
     const tries = attempt !== undefined ? ` (attempt ${attempt}${max !== undefined ? ` of ${max}` : ""})` : "";
     if (error === "authentication_failed") {
-      if (authenticationFailure) return; // one error is enough; later retries are noise
-      authenticationFailure = classifyClaudeFailure({
+      if (this.authFailure) return; // one error is enough; later retries are noise
+      this.authFailure = classifyClaudeFailure({
         text: `Claude API authentication failed${status}`,
         error,
       });
-      const failed = event("error", `${authenticationFailure.message}${tries}`, line, undefined);
-      failed.failure = { ...authenticationFailure };
+      const failed = this.event("error", `${this.authFailure.message}${tries}`, line, undefined);
+      failed.failure = { ...this.authFailure };
       out.push(failed);
       return;
     }
-    out.push(event("warning", `Claude API retry${tries}: ${error ?? "request failed"}${status}`, line, undefined));
+    out.push(this.event("warning", `Claude API retry${tries}: ${error ?? "request failed"}${status}`, line, undefined));
   }
 
-  function onAssistant(line: Json, out: HarnessEvent[]): void {
+  /** Text and tool_use blocks; a synthetic message (top-level `error`) is one classified error. */
+  private onAssistant(line: Json, out: HarnessEvent[]): void {
     const parent = text(line.parent_tool_use_id);
     const content = record(line.message)?.content;
     const blocks = Array.isArray(content) ? content.map(record).filter((b): b is Json => b !== null) : [];
@@ -292,7 +354,7 @@ export function createClaudeStreamParser(options: ClaudeStreamParserOptions = {}
         .join("\n")
         .trim();
       const failure = classifyClaudeFailure({ text: errorText, error: syntheticError });
-      const failed = event("error", failure.message, line, parent);
+      const failed = this.event("error", failure.message, line, parent);
       failed.failure = { ...failure };
       out.push(failed);
       return;
@@ -300,32 +362,37 @@ export function createClaudeStreamParser(options: ClaudeStreamParserOptions = {}
     for (const block of blocks) {
       if (block.type === "text") {
         const said = text(block.text);
-        if (said) out.push(event("text", said.trim(), line, parent));
+        if (said) out.push(this.event("text", said.trim(), line, parent));
       } else if (block.type === "tool_use") {
-        onToolUse(block, line, parent, out);
+        this.onToolUse(block, line, parent, out);
       }
     }
   }
 
-  function onToolUse(block: Json, line: Json, parent: string | undefined, out: HarnessEvent[]): void {
+  private onToolUse(block: Json, line: Json, parent: string | undefined, out: HarnessEvent[]): void {
     const id = text(block.id);
     const name = text(block.name) ?? "tool";
     const input = record(block.input) ?? {};
-    const display = describeTool(name, input);
-    if (id) tools.set(id, { name, display });
-    const used = event("tool_use", display.title, line, parent);
+    const display = this.describeTool(name, input);
+    if (id) this.tools.set(id, { name, display });
+    const used = this.event("tool_use", display.title, line, parent);
     if (id) used.tool_id = id;
     used.tool_name = name;
     used.tool_input = JSON.stringify(block.input ?? {});
     used.tool_display = { ...display, status: "started" };
     out.push(used);
 
-    if (display.kind !== "agent" || !id || spawned.has(id)) return;
-    spawned.add(id);
-    const spawner = actorFor(parent);
-    const helper = helperFor(id, spawner.thread_id);
+    if (display.kind !== "agent" || !id || this.spawned.has(id)) return;
+    this.spawned.add(id);
+    out.push(this.agentSpawned(id, name, input, line, parent));
+  }
+
+  /** The first use of an agent tool starts a helper agent. */
+  private agentSpawned(id: string, name: string, input: Json, line: Json, parent: string | undefined): HarnessEvent {
+    const spawner = this.actorFor(parent);
+    const helper = this.helperFor(id, spawner.thread_id);
     const about = text(input.description) ?? firstLine(text(input.prompt) ?? "");
-    const spawn = event("agent_spawned", `spawned ${helper.label}${about ? `: ${about}` : ""}`, line, parent);
+    const spawn = this.event("agent_spawned", `spawned ${helper.label}${about ? `: ${about}` : ""}`, line, parent);
     spawn.tool_id = id;
     spawn.tool_name = name;
     spawn.agent_trace = { child_thread_id: id, child_thread_ids: [id] };
@@ -334,110 +401,82 @@ export function createClaudeStreamParser(options: ClaudeStreamParserOptions = {}
     if (prompt) spawn.agent_trace.prompt = prompt;
     const model = text(input.model);
     if (model) spawn.agent_trace.model = model;
-    out.push(spawn);
+    return spawn;
   }
 
-  function onUser(line: Json, out: HarnessEvent[]): void {
+  /** `tool_result` blocks, paired with their tool_use; the result of an agent tool also ends its helper. */
+  private onUser(line: Json, out: HarnessEvent[]): void {
     const parent = text(line.parent_tool_use_id);
     const content = record(line.message)?.content;
     if (!Array.isArray(content)) return; // prompt echoes carry plain strings
     for (const block of content.map(record)) {
       if (block?.type !== "tool_result") continue;
       const id = text(block.tool_use_id);
-      const known = id ? tools.get(id) : undefined;
       const isError = block.is_error === true;
       const output = toolResultContent(block.content);
       const outputText = typeof output === "string" ? output : "";
-      const title = known?.display.title ?? "Tool";
-      const message = isError
-        ? `${title}: failed${outputText.trim() ? `: ${clip(firstLine(outputText), TITLE_LIMIT)}` : ""}`
-        : `${title}: done`;
-      const finished = event("tool_result", message, line, parent);
-      if (id) finished.tool_id = id;
-      if (known) finished.tool_name = known.name;
-      finished.tool_result = output;
-      finished.tool_is_error = isError;
-      finished.tool_display = {
-        ...(known?.display ?? { kind: "unknown", title }),
-        status: isError ? "failed" : "completed",
-      };
-      if (isError && outputText.trim()) finished.tool_display.summary = clip(firstLine(outputText), 280);
-      out.push(finished);
+      out.push(this.toolResult(id, isError, output, outputText, line, parent));
 
-      if (!id || !spawned.has(id) || completed.has(id)) continue;
-      completed.add(id);
-      const helper = helperFor(id);
-      const done = event("agent_completed", `${helper.label} ${isError ? "failed" : "finished"}`, line, parent);
-      done.tool_id = id;
-      done.agent_trace = { child_thread_id: id, child_thread_ids: [id] };
-      if (helper.parentThreadId) done.agent_trace.parent_thread_id = helper.parentThreadId;
-      if (outputText.trim()) done.agent_trace.result = outputText.trim();
-      out.push(done);
+      if (!id || !this.spawned.has(id) || this.completed.has(id)) continue;
+      this.completed.add(id);
+      out.push(this.agentCompleted(id, isError, outputText, line, parent));
     }
   }
 
-  function onStreamEvent(line: Json, out: HarnessEvent[]): void {
+  private toolResult(
+    id: string | undefined,
+    isError: boolean,
+    output: unknown,
+    outputText: string,
+    line: Json,
+    parent: string | undefined,
+  ): HarnessEvent {
+    const known = id ? this.tools.get(id) : undefined;
+    const title = known?.display.title ?? "Tool";
+    const message = isError
+      ? `${title}: failed${outputText.trim() ? `: ${clip(firstLine(outputText), TITLE_LIMIT)}` : ""}`
+      : `${title}: done`;
+    const finished = this.event("tool_result", message, line, parent);
+    if (id) finished.tool_id = id;
+    if (known) finished.tool_name = known.name;
+    finished.tool_result = output;
+    finished.tool_is_error = isError;
+    finished.tool_display = {
+      ...(known?.display ?? { kind: "unknown", title }),
+      status: isError ? "failed" : "completed",
+    };
+    if (isError && outputText.trim()) finished.tool_display.summary = clip(firstLine(outputText), 280);
+    return finished;
+  }
+
+  private agentCompleted(id: string, isError: boolean, outputText: string, line: Json, parent: string | undefined): HarnessEvent {
+    const helper = this.helperFor(id);
+    const done = this.event("agent_completed", `${helper.label} ${isError ? "failed" : "finished"}`, line, parent);
+    done.tool_id = id;
+    done.agent_trace = { child_thread_id: id, child_thread_ids: [id] };
+    if (helper.parentThreadId) done.agent_trace.parent_thread_id = helper.parentThreadId;
+    if (outputText.trim()) done.agent_trace.result = outputText.trim();
+    return done;
+  }
+
+  /** Partial messages: only text deltas are kept. */
+  private onStreamEvent(line: Json, out: HarnessEvent[]): void {
     const inner = record(line.event);
     const delta = record(inner?.delta);
     if (inner?.type !== "content_block_delta" || delta?.type !== "text_delta") return;
     const piece = text(delta.text);
-    if (piece) out.push(event("text_delta", piece, line, text(line.parent_tool_use_id)));
+    if (piece) out.push(this.event("text_delta", piece, line, text(line.parent_tool_use_id)));
   }
 
-  function onToolUseSummary(line: Json, out: HarnessEvent[]): void {
+  private onToolUseSummary(line: Json, out: HarnessEvent[]): void {
     const summary = text(line.summary);
     if (!summary) return;
-    const summarized = event("tool_summary", summary, line, text(line.parent_tool_use_id));
+    const summarized = this.event("tool_summary", summary, line, text(line.parent_tool_use_id));
     const ids = Array.isArray(line.preceding_tool_use_ids) ? line.preceding_tool_use_ids : [];
     const last = ids.length > 0 ? text(ids[ids.length - 1]) : undefined;
     if (last) summarized.tool_id = last;
     out.push(summarized);
   }
-
-  function pushOne(raw: string): HarnessEvent[] {
-    const line = parseJsonLine(raw);
-    const type = line ? text(line.type) : undefined;
-    if (!line || !type) return [];
-
-    const out: HarnessEvent[] = [];
-    onSession(line, out);
-    switch (type) {
-      case "system":
-        onSystem(line, out);
-        break;
-      case "assistant":
-        onAssistant(line, out);
-        break;
-      case "user":
-        onUser(line, out);
-        break;
-      case "stream_event":
-        onStreamEvent(line, out);
-        break;
-      case "tool_use_summary":
-        onToolUseSummary(line, out);
-        break;
-      case "result":
-        result = toResultLine(line) ?? result;
-        break;
-      default:
-        break; // unknown line types are expected from newer CLIs
-    }
-    return out;
-  }
-
-  return {
-    push(line: string): HarnessEvent[] {
-      if (!line.includes("\n")) return pushOne(line);
-      return line.split("\n").flatMap(pushOne);
-    },
-    finish() {
-      return { result, sessionId };
-    },
-    get authenticationFailure() {
-      return authenticationFailure;
-    },
-  };
 }
 
 // ---------------------------------------------------------------------------

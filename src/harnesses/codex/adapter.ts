@@ -10,7 +10,8 @@ import { isDirectory } from "../../core/fs.js";
 import { homeDir } from "../../core/paths.js";
 import { HARNESSES } from "../catalog.js";
 import { readCliVersion, runAgentProcess, type AgentProcessExit } from "../agent-process.js";
-import { conclude, EventSink, failedWith, stalled, type Outcome } from "../outcome.js";
+import { decideEnding, type StreamVerdict } from "../ending.js";
+import { conclude, EventSink, failedWith, type Outcome } from "../outcome.js";
 import { firstLine } from "../text.js";
 import type { HarnessEvent } from "../events.js";
 import type { HarnessAdapter, HarnessReadiness, HarnessRunRequest, HarnessRunResult } from "../types.js";
@@ -143,22 +144,28 @@ async function runCodex(executable: string, exitAfterTurnMs: number, request: Ha
   return finish(decide(exit, parser.state, request, executable));
 }
 
+/** The run's status and failure from what the process did and what its stream said. */
 function decide(exit: AgentProcessExit, state: CodexStreamState, request: HarnessRunRequest, executable: string): Outcome {
-  if (exit.spawnError) {
-    const code = (exit.spawnError as NodeJS.ErrnoException).code;
-    if (code === "ENOENT") return failedWith(notInstalled(notFoundMessage(executable)));
-    return failedWith(codexFailure("codex.process_failed", `could not start codex: ${firstLine(String(exit.spawnError))}`));
-  }
-  if (state.legacy) return failedWith(tooOld(request.cliVersion ?? null));
-  if (state.failure) return failedWith(state.failure);
-  const exitText = exit.exitCode !== null ? String(exit.exitCode) : (exit.exitSignal ?? "unknown");
-  if (state.completed) {
-    if (exit.exitCode === 0 || exit.stoppedByUs) return { status: "succeeded", failure: null, outputText: state.answer ?? "" };
-    return failedWith(codexFailure("codex.process_failed", stderrLine(exit) || `codex exited ${exitText} after completing the turn`));
-  }
-  if (exit.stopReason === "cancelled") return { status: "cancelled", failure: null, outputText: "codex cancelled" };
-  if (exit.stopReason === "timeout" || exit.stopReason === "idle") return failedWith(stalled("codex", exit.stopReason, request));
-  return failedWith(codexFailure("codex.process_failed", stderrLine(exit) || `codex exited ${exitText} without completing the turn`));
+  return decideEnding(exit, codexVerdict(state, request.cliVersion ?? null), {
+    kind: "codex",
+    limits: request,
+    spawnFailure: (error) => {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return notInstalled(notFoundMessage(executable));
+      return codexFailure("codex.process_failed", `could not start codex: ${firstLine(String(error))}`);
+    },
+    processFailed: (message) => codexFailure("codex.process_failed", message),
+    stderrLine: stderrLine(exit),
+    afterSuccess: "after completing the turn",
+    withoutSuccess: "without completing the turn",
+  });
+}
+
+/** What the stream said: a legacy format or a failed turn, a completed turn, or nothing conclusive. */
+function codexVerdict(state: CodexStreamState, cliVersion: string | null): StreamVerdict {
+  if (state.legacy) return { kind: "failed", outcome: failedWith(tooOld(cliVersion)) };
+  if (state.failure) return { kind: "failed", outcome: failedWith(state.failure) };
+  if (state.completed) return { kind: "completed", answer: state.answer ?? "" };
+  return { kind: "unfinished", authenticationFailure: null };
 }
 
 /** The line of stderr that explains a failure: an error line if there is one, skipping notices. */

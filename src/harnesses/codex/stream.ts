@@ -37,36 +37,210 @@ export interface CodexStreamParser {
 }
 
 export function createCodexStreamParser(options: { cwd?: string } = {}): CodexStreamParser {
-  const roots = options.cwd ? [options.cwd] : [];
-  const state: CodexStreamState = { threadId: null, answer: null, completed: false, failure: null, legacy: false, usage: null };
-  const started = new Set<string>();
-  const helpers = new Map<string, string>();
-  let reconnects = 0;
-  let lines = 0;
-  /** An `error` event waits one line: followed by `turn.failed` with the same text it is that failure. */
-  let pendingError: { message: string; event: HarnessEvent } | null = null;
+  return new CodexStreamReader(options);
+}
 
-  function actor(): HarnessActor {
-    return state.threadId
-      ? { thread_id: state.threadId, role: "root", label: "Main", confidence: "provider" }
+/**
+ * The parser's state and one handler per event type: `thread.started`, `item.*` (one per
+ * item type: messages, notes, plans, helper agents, tools), `turn.completed`, `turn.failed`
+ * and `error` (reconnect notices, and errors held back one line).
+ */
+class CodexStreamReader implements CodexStreamParser {
+  readonly state: CodexStreamState = { threadId: null, answer: null, completed: false, failure: null, legacy: false, usage: null };
+  private readonly roots: string[];
+  private readonly started = new Set<string>();
+  private readonly helpers = new Map<string, string>();
+  private reconnects = 0;
+  private lines = 0;
+  /** An `error` event waits one line: followed by `turn.failed` with the same text it is that failure. */
+  private pendingError: { message: string; event: HarnessEvent } | null = null;
+
+  constructor(options: { cwd?: string }) {
+    this.roots = options.cwd ? [options.cwd] : [];
+  }
+
+  push(line: string): HarnessEvent[] {
+    if (!line.includes("\n")) return this.pushOne(line);
+    return line.split("\n").flatMap((one) => this.pushOne(one));
+  }
+
+  flush(): HarnessEvent[] {
+    const out: HarnessEvent[] = [];
+    this.flushPending(out);
+    return out;
+  }
+
+  private pushOne(raw: string): HarnessEvent[] {
+    const line = parseJsonLine(raw);
+    if (!line) return [];
+    this.lines++;
+    const type = text(line.type);
+    if (!type) {
+      // 0.43 and older: a config summary, then `{prompt}`, then `{id, msg}` events.
+      if (this.lines === 1 || "msg" in line || "prompt" in line) this.state.legacy = true;
+      return [];
+    }
+    const out: HarnessEvent[] = [];
+    if (type === "turn.failed") {
+      this.onTurnFailed(line, out);
+      return out;
+    }
+    this.flushPending(out);
+    switch (type) {
+      case "thread.started":
+        this.onThreadStarted(line, out);
+        break;
+      case "item.started":
+      case "item.updated":
+      case "item.completed": {
+        const item = record(line.item);
+        if (item) this.onItem(type, item, out);
+        break;
+      }
+      case "turn.completed":
+        this.onTurnCompleted(line, out);
+        break;
+      case "error":
+        this.onError(line, out);
+        break;
+      default:
+        break; // turn.started, item.plan.delta, request_user_input and newer events
+    }
+    return out;
+  }
+
+  // ---- events --------------------------------------------------------------
+
+  private actor(): HarnessActor {
+    return this.state.threadId
+      ? { thread_id: this.state.threadId, role: "root", label: "Main", confidence: "provider" }
       : { role: "unknown", label: "Unknown actor", confidence: "unknown" };
   }
 
-  function event(kind: HarnessEventKind, message: string): HarnessEvent {
-    const built: HarnessEvent = { kind, message: message.trim() || kind.replace(/_/g, " "), actor: actor() };
-    if (state.threadId) built.provider_session_id = state.threadId;
+  private event(kind: HarnessEventKind, message: string): HarnessEvent {
+    const built: HarnessEvent = { kind, message: message.trim() || kind.replace(/_/g, " "), actor: this.actor() };
+    if (this.state.threadId) built.provider_session_id = this.state.threadId;
     return built;
   }
 
-  const display = (path: string) => displayPath(path, roots);
+  private failedEvent(failure: HarnessFailure): HarnessEvent {
+    const failed = this.event("error", failure.message);
+    failed.failure = { ...failure };
+    return failed;
+  }
 
-  function toolEvent(kind: "tool_use" | "tool_result", item: Json, tool: ToolShape): HarnessEvent {
+  private flushPending(out: HarnessEvent[]): void {
+    if (this.pendingError) out.push(this.pendingError.event);
+    this.pendingError = null;
+  }
+
+  // ---- line handlers -------------------------------------------------------
+
+  /** The held-back error is this failure when it says the same; else it is shown first, as a warning. */
+  private onTurnFailed(line: Json, out: HarnessEvent[]): void {
+    const pending = this.pendingError;
+    const message = text(record(line.error)?.message) ?? pending?.message ?? "codex turn failed";
+    if (pending && pending.message.trim() !== message.trim()) this.flushPending(out);
+    this.pendingError = null;
+    this.state.failure = classifyCodexFailure(message, this.reconnects);
+    out.push(this.failedEvent(this.state.failure));
+  }
+
+  private onThreadStarted(line: Json, out: HarnessEvent[]): void {
+    const id = text(line.thread_id);
+    if (!id || this.state.threadId) return;
+    this.state.threadId = id;
+    out.push(this.event("provider_session", `Codex thread ${id}`));
+  }
+
+  private onTurnCompleted(line: Json, out: HarnessEvent[]): void {
+    this.state.completed = true;
+    const usage = usageFrom(record(line.usage));
+    if (!usage) return;
+    this.state.usage = usage;
+    const used = this.event("context_usage", `tokens: ${usage.input_tokens ?? 0} in, ${usage.output_tokens ?? 0} out`);
+    used.usage = usage;
+    out.push(used);
+  }
+
+  /** A reconnect notice is a warning (or, for a rejected credential, the failure); any other error waits a line. */
+  private onError(line: Json, out: HarnessEvent[]): void {
+    const message = text(line.message) ?? "codex error";
+    if (!/^reconnecting/i.test(message.trim())) {
+      this.pendingError = { message, event: this.event("warning", `Codex: ${message.trim()}`) };
+      return;
+    }
+    this.reconnects++;
+    const cause = /^reconnecting\.*\s*\d+\/\d+\s*\(([\s\S]*)\)\s*$/i.exec(message.trim())?.[1] ?? message;
+    const failure = classifyCodexFailure(cause, 0);
+    if (failure.code === "codex.not_authenticated" && !this.state.failure) {
+      // A rejected credential is retried like a dropped stream; it will not get better.
+      this.state.failure = failure;
+      out.push(this.failedEvent(failure));
+    } else {
+      out.push(this.event("warning", `Codex: ${message.trim()}`));
+    }
+  }
+
+  // ---- items ---------------------------------------------------------------
+
+  private onItem(type: string, item: Json, out: HarnessEvent[]): void {
+    const itemType = text(item.type);
+    if (!itemType) return;
+    switch (itemType) {
+      case "agent_message":
+        return this.onAgentMessage(type, item, out);
+      case "reasoning":
+        return; // the model's private notes are not part of the log
+      case "error": {
+        const message = text(item.message);
+        if (message && type === "item.completed") out.push(this.event("warning", `Codex: ${message}`));
+        return;
+      }
+      case "todo_list":
+      case "plan": {
+        if (type !== "item.completed") return;
+        const summary = itemType === "plan" ? text(item.text) : todoSummary(item.items);
+        if (summary) out.push(this.event("tool_summary", summary));
+        return;
+      }
+      case "collab_tool_call":
+        return this.onCollab(type, item, out);
+      default:
+        return this.onToolItem(type, itemType, item, out);
+    }
+  }
+
+  /** The last completed agent message is the run's answer. */
+  private onAgentMessage(type: string, item: Json, out: HarnessEvent[]): void {
+    if (type !== "item.completed") return;
+    const said = text(item.text);
+    if (!said) return;
+    this.state.answer = said;
+    out.push(this.event("text", said.trim()));
+  }
+
+  /** A tool item: `tool_use` when it starts (or completes unseen), `tool_result` when it completes. */
+  private onToolItem(type: string, itemType: string, item: Json, out: HarnessEvent[]): void {
+    const tool = describeTool(itemType, item, (path) => displayPath(path, this.roots));
+    if (!tool) return;
+    const id = text(item.id) ?? "";
+    if (type === "item.started") {
+      this.started.add(id);
+      out.push(this.toolEvent("tool_use", item, tool));
+    } else if (type === "item.completed") {
+      if (!this.started.has(id)) out.push(this.toolEvent("tool_use", item, tool));
+      out.push(this.toolEvent("tool_result", item, tool));
+    }
+  }
+
+  private toolEvent(kind: "tool_use" | "tool_result", item: Json, tool: ToolShape): HarnessEvent {
     const id = text(item.id);
     const status = text(item.status);
     const failed = status === "failed" || status === "declined" || (typeof item.exit_code === "number" && item.exit_code !== 0);
     const message =
       kind === "tool_use" ? tool.display.title! : failed ? `${tool.display.title}: failed` : `${tool.display.title}: done`;
-    const built = event(kind, clip(message, TITLE_LIMIT + 20));
+    const built = this.event(kind, clip(message, TITLE_LIMIT + 20));
     if (id) built.tool_id = id;
     built.tool_name = tool.name;
     if (tool.input !== undefined) built.tool_input = tool.input;
@@ -83,175 +257,54 @@ export function createCodexStreamParser(options: { cwd?: string } = {}): CodexSt
     return built;
   }
 
-  function onItem(type: string, item: Json, out: HarnessEvent[]): void {
-    const itemType = text(item.type);
-    if (!itemType) return;
-    const id = text(item.id) ?? "";
-    if (itemType === "agent_message") {
-      if (type !== "item.completed") return;
-      const said = text(item.text);
-      if (said) {
-        state.answer = said;
-        out.push(event("text", said.trim()));
-      }
-      return;
+  // ---- helper agents -------------------------------------------------------
+
+  private helperLabel(thread: string): string {
+    let name = this.helpers.get(thread);
+    if (!name) {
+      name = `Helper ${this.helpers.size + 1}`;
+      this.helpers.set(thread, name);
     }
-    if (itemType === "reasoning") return; // the model's private notes are not part of the log
-    if (itemType === "error") {
-      const message = text(item.message);
-      if (message && type === "item.completed") out.push(event("warning", `Codex: ${message}`));
-      return;
-    }
-    if (itemType === "todo_list" || itemType === "plan") {
-      if (type !== "item.completed") return;
-      const summary = itemType === "plan" ? text(item.text) : todoSummary(item.items);
-      if (summary) out.push(event("tool_summary", summary));
-      return;
-    }
-    if (itemType === "collab_tool_call") return onCollab(type, item, out);
-    const tool = describeTool(itemType, item, display);
-    if (!tool) return;
-    if (type === "item.started") {
-      started.add(id);
-      out.push(toolEvent("tool_use", item, tool));
-    } else if (type === "item.completed") {
-      if (!started.has(id)) out.push(toolEvent("tool_use", item, tool));
-      out.push(toolEvent("tool_result", item, tool));
-    }
+    return name;
   }
 
-  function onCollab(type: string, item: Json, out: HarnessEvent[]): void {
-    const tool = text(item.tool) ?? "";
-    const receivers = Array.isArray(item.receiver_thread_ids) ? item.receiver_thread_ids.filter((v): v is string => typeof v === "string") : [];
-    const label = (thread: string) => {
-      let name = helpers.get(thread);
-      if (!name) {
-        name = `Helper ${helpers.size + 1}`;
-        helpers.set(thread, name);
-      }
-      return name;
-    };
-    const trace = (thread: string) => ({
+  private trace(thread: string, item: Json): NonNullable<HarnessEvent["agent_trace"]> {
+    return {
       child_thread_id: thread,
       child_thread_ids: [thread],
-      ...(state.threadId ? { parent_thread_id: state.threadId } : {}),
+      ...(this.state.threadId ? { parent_thread_id: this.state.threadId } : {}),
       ...(text(item.prompt) ? { prompt: text(item.prompt)! } : {}),
-    });
+    };
+  }
+
+  /** `spawn_agent` starts helpers; `wait` waits for them; `wait` and `close_agent` report those that ended. */
+  private onCollab(type: string, item: Json, out: HarnessEvent[]): void {
+    const tool = text(item.tool) ?? "";
     if (tool === "spawn_agent" && type === "item.completed") {
+      const receivers = Array.isArray(item.receiver_thread_ids) ? item.receiver_thread_ids.filter((v): v is string => typeof v === "string") : [];
       for (const thread of receivers) {
-        const spawned = event("agent_spawned", `spawned ${label(thread)}`);
-        spawned.agent_trace = trace(thread);
+        const spawned = this.event("agent_spawned", `spawned ${this.helperLabel(thread)}`);
+        spawned.agent_trace = this.trace(thread, item);
         out.push(spawned);
       }
     } else if (tool === "wait" && type === "item.started") {
-      out.push(event("agent_wait_started", "waiting for helper agents"));
+      out.push(this.event("agent_wait_started", "waiting for helper agents"));
     } else if ((tool === "wait" || tool === "close_agent") && type === "item.completed") {
-      const states = record(item.agents_states) ?? {};
-      for (const [thread, value] of Object.entries(states)) {
-        const status = text(record(value)?.status);
-        if (status && !/completed|shutdown|closed|errored|failed/.test(status)) continue;
-        const finished = event("agent_completed", `${label(thread)} ${status ?? "finished"}`);
-        const result = text(record(value)?.message);
-        finished.agent_trace = { ...trace(thread), ...(result ? { result } : {}) };
-        out.push(finished);
-      }
+      this.onAgentsEnded(item, out);
     }
   }
 
-  function flushPending(out: HarnessEvent[]): void {
-    if (pendingError) out.push(pendingError.event);
-    pendingError = null;
+  private onAgentsEnded(item: Json, out: HarnessEvent[]): void {
+    const states = record(item.agents_states) ?? {};
+    for (const [thread, value] of Object.entries(states)) {
+      const status = text(record(value)?.status);
+      if (status && !/completed|shutdown|closed|errored|failed/.test(status)) continue;
+      const finished = this.event("agent_completed", `${this.helperLabel(thread)} ${status ?? "finished"}`);
+      const result = text(record(value)?.message);
+      finished.agent_trace = { ...this.trace(thread, item), ...(result ? { result } : {}) };
+      out.push(finished);
+    }
   }
-
-  function pushOne(raw: string): HarnessEvent[] {
-    const line = parseJsonLine(raw);
-    if (!line) return [];
-    lines++;
-    const type = text(line.type);
-    if (!type) {
-      // 0.43 and older: a config summary, then `{prompt}`, then `{id, msg}` events.
-      if (lines === 1 || "msg" in line || "prompt" in line) state.legacy = true;
-      return [];
-    }
-    const out: HarnessEvent[] = [];
-    if (type === "turn.failed") {
-      const message = text(record(line.error)?.message) ?? pendingError?.message ?? "codex turn failed";
-      if (pendingError && pendingError.message.trim() !== message.trim()) flushPending(out);
-      pendingError = null;
-      state.failure = classifyCodexFailure(message, reconnects);
-      const failed = event("error", state.failure.message);
-      failed.failure = { ...state.failure };
-      out.push(failed);
-      return out;
-    }
-    flushPending(out);
-    switch (type) {
-      case "thread.started": {
-        const id = text(line.thread_id);
-        if (id && !state.threadId) {
-          state.threadId = id;
-          out.push(event("provider_session", `Codex thread ${id}`));
-        }
-        break;
-      }
-      case "item.started":
-      case "item.updated":
-      case "item.completed": {
-        const item = record(line.item);
-        if (item) onItem(type, item, out);
-        break;
-      }
-      case "turn.completed": {
-        state.completed = true;
-        const usage = usageFrom(record(line.usage));
-        if (usage) {
-          state.usage = usage;
-          const used = event("context_usage", `tokens: ${usage.input_tokens ?? 0} in, ${usage.output_tokens ?? 0} out`);
-          used.usage = usage;
-          out.push(used);
-        }
-        break;
-      }
-      case "error": {
-        const message = text(line.message) ?? "codex error";
-        if (/^reconnecting/i.test(message.trim())) {
-          reconnects++;
-          const cause = /^reconnecting\.*\s*\d+\/\d+\s*\(([\s\S]*)\)\s*$/i.exec(message.trim())?.[1] ?? message;
-          const failure = classifyCodexFailure(cause, 0);
-          if (failure.code === "codex.not_authenticated" && !state.failure) {
-            // A rejected credential is retried like a dropped stream; it will not get better.
-            state.failure = failure;
-            const failed = event("error", failure.message);
-            failed.failure = { ...failure };
-            out.push(failed);
-          } else {
-            out.push(event("warning", `Codex: ${message.trim()}`));
-          }
-        } else {
-          pendingError = { message, event: event("warning", `Codex: ${message.trim()}`) };
-        }
-        break;
-      }
-      default:
-        break; // turn.started, item.plan.delta, request_user_input and newer events
-    }
-    return out;
-  }
-
-  return {
-    push(line: string): HarnessEvent[] {
-      if (!line.includes("\n")) return pushOne(line);
-      return line.split("\n").flatMap(pushOne);
-    },
-    flush(): HarnessEvent[] {
-      const out: HarnessEvent[] = [];
-      flushPending(out);
-      return out;
-    },
-    get state() {
-      return state;
-    },
-  };
 }
 
 interface ToolShape {
