@@ -2,9 +2,6 @@ import { basename } from "node:path";
 import { trace } from "../core/trace.js";
 import { colorFor, createStyle, type Style } from "./render/style.js";
 
-/** Parsed options of a command, merged with its parent group's. */
-export type Opts = Record<string, unknown>;
-
 export interface CliContext {
   argv: string[];
   env: NodeJS.ProcessEnv;

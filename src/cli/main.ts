@@ -1,4 +1,4 @@
-import { CommanderError, type Command } from "commander";
+import { CommanderError, type CommandUnknownOpts } from "@commander-js/extra-typings";
 import { appendFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { App } from "../app.js";
@@ -31,7 +31,7 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-function handleError(ctx: CliContext, program: Command, error: unknown): number {
+function handleError(ctx: CliContext, program: CommandUnknownOpts, error: unknown): number {
   if (error instanceof CommanderError) {
     if (error.code === "commander.helpDisplayed" || error.code === "commander.version" || error.code === "commander.help") {
       return error.exitCode;
@@ -76,7 +76,7 @@ function logInternalError(ctx: CliContext, error: unknown): string | null {
   }
 }
 
-function syntaxProblem(ctx: CliContext, program: Command, error: CommanderError): SyntaxProblem {
+function syntaxProblem(ctx: CliContext, program: CommandUnknownOpts, error: CommanderError): SyntaxProblem {
   const message = error.message.replace(/^error:\s*/, "");
   const replacement = replacementFor(ctx.argv);
   switch (error.code) {
@@ -105,11 +105,11 @@ function groupName(ctx: CliContext): string | undefined {
   return first === "topics" || first === "jobs" ? first : undefined;
 }
 
-function withOptionSuggestion(program: Command, ctx: CliContext, message: string): string {
+function withOptionSuggestion(program: CommandUnknownOpts, ctx: CliContext, message: string): string {
   const typed = /'([^']+)'/.exec(message)?.[1];
   if (!typed) return message;
   const words = ctx.argv.filter((a) => !a.startsWith("-"));
-  let command: Command = program;
+  let command: CommandUnknownOpts = program;
   for (const word of words) {
     const next = command.commands.find((c) => c.name() === word);
     if (!next) break;

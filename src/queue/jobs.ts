@@ -39,6 +39,33 @@ export class JobsService {
     wakeWorkerIfNeeded(this.deps.producer);
   }
 
+  // The reads of the `jobs` command: each one recovers first.
+
+  async listJobs(filter: ListFilter): Promise<RunRecord[]> {
+    await this.recover();
+    return this.list(filter);
+  }
+
+  async showJob(runId: string, repositoryId?: string): Promise<RunRecord> {
+    await this.recover();
+    return this.show(runId, repositoryId);
+  }
+
+  /** The run's events, once it is known to exist (in that repository, when given). */
+  async jobEvents(runId: string, repositoryId?: string): Promise<RunEvent[]> {
+    await this.recover();
+    this.show(runId, repositoryId);
+    return this.events(runId);
+  }
+
+  async pruneJobs(olderThanMs: number): Promise<number> {
+    await this.recover();
+    return this.prune(olderThanMs);
+  }
+
+  // Without recovery: for callers that recover themselves (`jobs attach`, the MCP server) or must
+  // not wake a worker (uninstall).
+
   list(filter: ListFilter): RunRecord[] {
     return this.deps.runs.listRuns(filter);
   }

@@ -1,16 +1,29 @@
 import type { App } from "../../app.js";
 import type { CliContext } from "../context.js";
-import type { Opts } from "../context.js";
+import type { JsonOption, RegisterCommands, WikiOption } from "../kit.js";
 import { openIndex } from "./shared.js";
 import { renderHealth, renderValidation } from "../render/health.js";
 
-export async function health(ctx: CliContext, app: App, _args: unknown[], opts: Opts): Promise<void> {
+export const registerHealthCommands: RegisterCommands = (program, { act, json, wiki }) => {
+  act(program.command("health").description("report wiki findings (always exits 0)").addOption(json()).addOption(wiki()), health);
+  act(
+    program
+      .command("validate")
+      .description("check the wiki: exit 1 on errors (and on warnings with --strict)")
+      .option("--strict", "warnings fail too")
+      .addOption(json())
+      .addOption(wiki()),
+    validate,
+  );
+};
+
+export async function health(ctx: CliContext, app: App, _args: [], opts: JsonOption & WikiOption): Promise<void> {
   const report = await openIndex(ctx, app, opts).health();
   if (opts.json) return ctx.json(report);
   renderHealth(ctx, report);
 }
 
-export async function validate(ctx: CliContext, app: App, _args: unknown[], opts: Opts): Promise<void> {
+export async function validate(ctx: CliContext, app: App, _args: [], opts: JsonOption & WikiOption & { strict?: true }): Promise<void> {
   const index = openIndex(ctx, app, opts);
   const outcome = await index.refresh();
   const issues = await index.issues();

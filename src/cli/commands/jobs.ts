@@ -1,3 +1,4 @@
+import { Option, type Command, type OptionValues } from "@commander-js/extra-typings";
 import type { App } from "../../app.js";
 import { invalid } from "../../core/errors.js";
 import { parseDuration } from "../../config/duration.js";
@@ -5,38 +6,76 @@ import { parseRunId } from "../../runs/ids.js";
 import { RUN_KINDS, RUN_STATUSES, type RunKind, type RunStatus } from "../../runs/model.js";
 import { projectSteps } from "../../runs/steps.js";
 import type { CliContext } from "../context.js";
-import type { Opts } from "../context.js";
+import { collect, integer, type CommandKit, type JsonOption, type RegisterCommands, type WikiOption } from "../kit.js";
 import { renderJob, renderJobList, renderSteps, runJson, stepJson } from "../render/jobs.js";
 import { followRun } from "./follow.js";
 import { renderReceipt } from "../render/receipt.js";
 import { nonNegative } from "./shared.js";
 
-async function service(app: App) {
-  const jobs = await app.jobs();
-  await jobs.recover();
-  return jobs;
+export const registerJobsCommands: RegisterCommands = (program, kit) => {
+  const { act, json, wiki } = kit;
+  const jobs = act(listOptions(program.command("jobs").description("list and manage background jobs"), kit), list);
+  act(listOptions(jobs.command("list").description("list jobs (same as `jobs`)"), kit), list);
+  // Each subcommand takes --json and --wiki itself too; given to the group (`jobs --json show <id>`), they reach it as well.
+  const job = (name: string, description: string) =>
+    jobs.command(name).description(description).argument("<run-id>").addOption(json()).addOption(wiki());
+  act(job("show", "show one job"), show);
+  act(job("logs", "print a job's log"), logs);
+  act(job("attach", "follow a job until it ends (Ctrl-C detaches)"), attach);
+  act(job("cancel", "stop a queued or running job"), cancel);
+  act(job("retry", "queue a failed or cancelled job again"), retry);
+  act(
+    jobs
+      .command("prune")
+      .description("delete finished jobs older than a duration")
+      .requiredOption("--older-than <duration>", "e.g. 30d or 12h")
+      .addOption(json()),
+    prune,
+  );
+};
+
+/** The listing options, which `jobs` and `jobs list` both take. */
+function listOptions<A extends unknown[], O extends OptionValues, G extends OptionValues>(command: Command<A, O, G>, { json, wiki }: CommandKit) {
+  return command
+    .addOption(new Option("--limit <n>", "show n jobs (default 100)").argParser(integer))
+    .option("--all", "show every job")
+    .addOption(new Option("--status <status>", "only these statuses (repeatable, or comma-separated)").argParser(collect))
+    .addOption(new Option("--kind <kind>", "only these kinds (repeatable, or comma-separated)").argParser(collect))
+    .addOption(json())
+    .addOption(wiki());
 }
 
-function repositoryFilter(app: App, opts: Opts): string | undefined {
-  return opts.wiki !== undefined ? app.repositories.byName(opts.wiki as string).repositoryId : undefined;
+type JobOptions = JsonOption & WikiOption;
+
+interface ListOptions extends JobOptions {
+  limit?: number;
+  all?: true;
+  status?: string[];
+  kind?: string[];
 }
 
-function listOf<T extends string>(values: unknown, allowed: readonly T[], flag: string): T[] | undefined {
+function repositoryFilter(app: App, opts: WikiOption): string | undefined {
+  return opts.wiki !== undefined ? app.repositories.byName(opts.wiki).repositoryId : undefined;
+}
+
+function listOf<T extends string>(values: string[] | undefined, allowed: readonly T[], flag: string): T[] | undefined {
   if (values === undefined) return undefined;
-  const items = (values as string[]).flatMap((v) => v.split(",")).map((v) => v.trim().toLowerCase()).filter((v) => v !== "");
-  for (const item of items) {
-    if (!allowed.includes(item as T)) throw invalid(`invalid ${flag} "${item}" (expected ${allowed.join(", ")})`);
+  const items: T[] = [];
+  for (const item of values.flatMap((v) => v.split(",")).map((v) => v.trim().toLowerCase())) {
+    if (item === "") continue;
+    const known = allowed.find((a) => a === item);
+    if (known === undefined) throw invalid(`invalid ${flag} "${item}" (expected ${allowed.join(", ")})`);
+    items.push(known);
   }
-  return items as T[];
+  return items;
 }
 
-export async function list(ctx: CliContext, app: App, _args: unknown[], opts: Opts): Promise<void> {
+export async function list(ctx: CliContext, app: App, _args: [], opts: ListOptions): Promise<void> {
   const limit = opts.all ? undefined : (nonNegative(opts.limit, "--limit") ?? 100);
-  const jobs = await service(app);
   const statuses = listOf<RunStatus>(opts.status, RUN_STATUSES, "--status");
   const kinds = listOf<RunKind>(opts.kind, RUN_KINDS, "--kind");
   const repositoryId = repositoryFilter(app, opts);
-  const runs = jobs.list({
+  const runs = await (await app.jobs()).listJobs({
     ...(repositoryId ? { repositoryId } : {}),
     ...(statuses ? { statuses } : {}),
     ...(kinds ? { kinds } : {}),
@@ -46,33 +85,31 @@ export async function list(ctx: CliContext, app: App, _args: unknown[], opts: Op
   renderJobList(ctx, runs, app.now());
 }
 
-export async function show(ctx: CliContext, app: App, args: unknown[], opts: Opts): Promise<void> {
-  const runId = parseRunId(args[0] as string);
-  const record = (await service(app)).show(runId, repositoryFilter(app, opts));
+export async function show(ctx: CliContext, app: App, [id]: [string], opts: JobOptions): Promise<void> {
+  const runId = parseRunId(id);
+  const record = await (await app.jobs()).showJob(runId, repositoryFilter(app, opts));
   if (opts.json) return ctx.json(runJson(record));
   renderJob(ctx, record, app.now());
 }
 
-export async function logs(ctx: CliContext, app: App, args: unknown[], opts: Opts): Promise<void> {
-  const runId = parseRunId(args[0] as string);
-  const jobs = await service(app);
-  jobs.show(runId, repositoryFilter(app, opts));
-  const steps = projectSteps(jobs.events(runId));
+export async function logs(ctx: CliContext, app: App, [id]: [string], opts: JobOptions): Promise<void> {
+  const runId = parseRunId(id);
+  const steps = projectSteps(await (await app.jobs()).jobEvents(runId, repositoryFilter(app, opts)));
   if (opts.json) return ctx.json(steps.map(stepJson));
   const text = renderSteps(ctx, steps);
   if (text === "") ctx.writeErr("# no log events\n");
   else ctx.write(text);
 }
 
-export async function attach(ctx: CliContext, app: App, args: unknown[], opts: Opts): Promise<void> {
-  const runId = parseRunId(args[0] as string);
+export async function attach(ctx: CliContext, app: App, [id]: [string], opts: JobOptions): Promise<void> {
+  const runId = parseRunId(id);
   const repositoryId = repositoryFilter(app, opts);
   const outcome = await followRun(ctx, app, runId, { json: opts.json ? "lines" : false, ...(repositoryId ? { repositoryId } : {}) });
   if (outcome.detached) ctx.exitCode = 130;
 }
 
-export async function cancel(ctx: CliContext, app: App, args: unknown[], opts: Opts): Promise<void> {
-  const runId = parseRunId(args[0] as string);
+export async function cancel(ctx: CliContext, app: App, [id]: [string], opts: JobOptions): Promise<void> {
+  const runId = parseRunId(id);
   const jobs = await app.jobs();
   const outcome = await jobs.cancel(runId, repositoryFilter(app, opts));
   if (opts.json) return ctx.json({ record: runJson(outcome.record), changed: outcome.changed });
@@ -80,18 +117,18 @@ export async function cancel(ctx: CliContext, app: App, args: unknown[], opts: O
   else ctx.write(`job already ${outcome.record.status}: ${runId}\n`);
 }
 
-export async function retry(ctx: CliContext, app: App, args: unknown[], opts: Opts): Promise<void> {
-  const runId = parseRunId(args[0] as string);
+export async function retry(ctx: CliContext, app: App, [id]: [string], opts: JobOptions): Promise<void> {
+  const runId = parseRunId(id);
   const { receipt, kind } = (await app.lifecycle()).retry(runId);
   if (opts.json) return ctx.json({ ...receipt, retry_of: runId });
   renderReceipt(ctx, receipt, kind);
 }
 
-export async function prune(ctx: CliContext, app: App, _args: unknown[], opts: Opts): Promise<void> {
-  const text = opts.olderThan as string;
+export async function prune(ctx: CliContext, app: App, _args: [], opts: JsonOption & { olderThan: string }): Promise<void> {
+  const text = opts.olderThan;
   const ms = parseDuration(text);
   if (ms === null || ms <= 0) throw invalid(`invalid --older-than "${text}": use a duration such as 30d or 12h`);
-  const pruned = (await service(app)).prune(ms);
+  const pruned = await (await app.jobs()).pruneJobs(ms);
   if (opts.json) return ctx.json({ pruned, older_than: text });
   ctx.write(`pruned ${pruned} finished job${pruned === 1 ? "" : "s"} older than ${text}\n`);
 }

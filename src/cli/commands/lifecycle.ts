@@ -3,41 +3,89 @@ import type { HarnessKind } from "../../harnesses/catalog.js";
 import type { Receipt } from "../../queue/producer.js";
 import type { RunKind } from "../../runs/model.js";
 import type { CliContext } from "../context.js";
-import type { Opts } from "../context.js";
+import type { JsonOption, RegisterCommands, WikiOption } from "../kit.js";
 import { runJson } from "../render/jobs.js";
 import { renderReceipt } from "../render/receipt.js";
 import { exitCodeOf, followRun } from "./follow.js";
 
-function operationOptions(opts: Opts) {
+export const registerLifecycleCommands: RegisterCommands = (program, { act, json, wiki, using, wait }) => {
+  act(
+    program
+      .command("init")
+      .description("create almanac/ in a repository and queue the first build")
+      .argument("[path]", "repository folder", ".")
+      .option("--name <name>", "wiki name (default: the folder name)")
+      .option("--description <text>", "one-line description")
+      .addOption(using())
+      .option("--guidance <text>", "extra instructions for the agent")
+      .addOption(wait())
+      .addOption(json()),
+    init,
+  );
+  act(
+    program
+      .command("ingest")
+      .description("queue an agent run that folds files, folders, git ranges or URLs into the wiki")
+      .argument("<inputs...>", "files, folders, git:range:A..B, git:commit:REV, git:diff, github:pr:N, github:issue:N, URLs, transcript:ID|PATH")
+      .addOption(wiki())
+      .addOption(using())
+      .option("--title <text>", "job title")
+      .option("--guidance <text>", "extra instructions for the agent")
+      .addOption(wait())
+      .addOption(json()),
+    ingest,
+  );
+  act(
+    program
+      .command("garden")
+      .description("queue an agent run that improves the wiki as a whole")
+      .addOption(wiki())
+      .addOption(using())
+      .option("--title <text>", "job title")
+      .option("--guidance <text>", "extra instructions for the agent")
+      .addOption(wait())
+      .addOption(json()),
+    garden,
+  );
+};
+
+/** What every queueing command takes: the agent, instructions, and whether to follow the run. */
+interface QueueOptions extends JsonOption {
+  using?: HarnessKind;
+  guidance?: string;
+  wait?: true;
+}
+
+function operationOptions(opts: QueueOptions & { title?: string }) {
   return {
-    ...(opts.using !== undefined ? { using: opts.using as HarnessKind } : {}),
-    ...(opts.title !== undefined ? { title: opts.title as string } : {}),
-    ...(opts.guidance !== undefined ? { guidance: opts.guidance as string } : {}),
+    ...(opts.using !== undefined ? { using: opts.using } : {}),
+    ...(opts.title !== undefined ? { title: opts.title } : {}),
+    ...(opts.guidance !== undefined ? { guidance: opts.guidance } : {}),
   };
 }
 
-export async function init(ctx: CliContext, app: App, args: unknown[], opts: Opts): Promise<void> {
-  const receipt = (await app.lifecycle()).init((args[0] as string | undefined) ?? ".", ctx.cwd, {
+export async function init(ctx: CliContext, app: App, [path]: [string], opts: QueueOptions & { name?: string; description?: string }): Promise<void> {
+  const receipt = (await app.lifecycle()).init(path, ctx.cwd, {
     ...operationOptions(opts),
-    ...(opts.name !== undefined ? { name: opts.name as string } : {}),
-    ...(opts.description !== undefined ? { description: opts.description as string } : {}),
+    ...(opts.name !== undefined ? { name: opts.name } : {}),
+    ...(opts.description !== undefined ? { description: opts.description } : {}),
   });
   await report(ctx, app, opts, receipt, "build");
 }
 
-export async function ingest(ctx: CliContext, app: App, args: unknown[], opts: Opts): Promise<void> {
+export async function ingest(ctx: CliContext, app: App, [inputs]: [string[]], opts: QueueOptions & WikiOption & { title?: string }): Promise<void> {
   const lifecycle = await app.lifecycle();
-  const receipt = await lifecycle.ingest(ctx.cwd, opts.wiki as string | undefined, args[0] as string[], operationOptions(opts));
+  const receipt = await lifecycle.ingest(ctx.cwd, opts.wiki, inputs, operationOptions(opts));
   await report(ctx, app, opts, receipt, "ingest");
 }
 
-export async function garden(ctx: CliContext, app: App, _args: unknown[], opts: Opts): Promise<void> {
-  const receipt = (await app.lifecycle()).garden(ctx.cwd, opts.wiki as string | undefined, operationOptions(opts));
+export async function garden(ctx: CliContext, app: App, _args: [], opts: QueueOptions & WikiOption & { title?: string }): Promise<void> {
+  const receipt = (await app.lifecycle()).garden(ctx.cwd, opts.wiki, operationOptions(opts));
   await report(ctx, app, opts, receipt, "garden");
 }
 
 /** The receipt; with --wait, the run followed to its end (exit 0 done, 1 failed or cancelled, 130 detached). */
-async function report(ctx: CliContext, app: App, opts: Opts, receipt: Receipt, kind: RunKind): Promise<void> {
+async function report(ctx: CliContext, app: App, opts: QueueOptions, receipt: Receipt, kind: RunKind): Promise<void> {
   if (!opts.wait) {
     if (opts.json) return ctx.json(receipt);
     return renderReceipt(ctx, receipt, kind);

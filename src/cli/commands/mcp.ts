@@ -1,8 +1,8 @@
-import { Option } from "commander";
+import { Option } from "@commander-js/extra-typings";
 import type { App } from "../../app.js";
 import { ProductError } from "../../core/errors.js";
-import type { CliContext, Opts } from "../context.js";
-import type { RegisterCommands } from "../kit.js";
+import type { CliContext } from "../context.js";
+import type { JsonOption, RegisterCommands, WikiOption } from "../kit.js";
 import { MCP_CLIENTS, MCP_SCOPES, type McpClient, type McpScope, type RegistrationAction } from "../../mcp/install/model.js";
 
 const SERVER_HELP = `
@@ -15,25 +15,33 @@ watching (for filesystems without change events): each call then checks the file
 `;
 
 export const registerMcpCommands: RegisterCommands = (program, kit) => {
-  const mcp = program
-    .command("mcp")
-    .description("serve the wiki to coding agents over the Model Context Protocol (stdio)")
-    .addOption(kit.wiki())
-    .option("--allow-queue", "also offer the ingest, garden and job_status tools, which queue agent runs")
-    .addHelpText("after", SERVER_HELP)
-    .action(kit.act(serve));
+  const mcp = kit.act(
+    program
+      .command("mcp")
+      .description("serve the wiki to coding agents over the Model Context Protocol (stdio)")
+      .addOption(kit.wiki())
+      .option("--allow-queue", "also offer the ingest, garden and job_status tools, which queue agent runs")
+      .addHelpText("after", SERVER_HELP),
+    serve,
+  );
 
   // ── registration with agent clients: `mcp install`, `mcp uninstall` (src/mcp/install/) ──
   const registration = (verb: RegistrationAction, description: string) =>
-    mcp
-      .command(verb)
-      .description(description)
-      .addOption(new Option("--client <client>", "the agent client: claude (Claude Code) or codex (Codex)").choices(MCP_CLIENTS).makeOptionMandatory())
-      .addOption(new Option("--scope <scope>", "user: every project of yours; project: .mcp.json in this repository (claude only)").choices(MCP_SCOPES).default("user"))
-      .option("--print", "show what would be run or written, and change nothing")
-      .addOption(kit.json())
-      .addHelpText("after", REGISTRATION_HELP)
-      .action(kit.act((ctx, app, _args, opts) => register(ctx, app, verb, opts)));
+    kit.act(
+      mcp
+        .command(verb)
+        .description(description)
+        .addOption(new Option("--client <client>", "the agent client: claude (Claude Code) or codex (Codex)").choices(MCP_CLIENTS).makeOptionMandatory())
+        .addOption(
+          new Option("--scope <scope>", "user: every project of yours; project: .mcp.json in this repository (claude only)")
+            .choices(MCP_SCOPES)
+            .default<McpScope>("user"),
+        )
+        .option("--print", "show what would be run or written, and change nothing")
+        .addOption(kit.json())
+        .addHelpText("after", REGISTRATION_HELP),
+      (ctx, app, _args: [], opts: RegistrationOptions) => register(ctx, app, verb, opts),
+    );
   registration("install", "register this CLI's MCP server with Claude Code or Codex (running it again changes nothing)");
   registration("uninstall", "remove the MCP server from Claude Code or Codex");
 };
@@ -45,20 +53,26 @@ the JSON to add by hand). Codex: edits [mcp_servers.codealmanac] in $CODEX_HOME/
 as this node and this CLI's script, by absolute path.
 `;
 
-async function register(ctx: CliContext, app: App, action: RegistrationAction, opts: Opts): Promise<void> {
+interface RegistrationOptions extends JsonOption {
+  client: McpClient;
+  scope: McpScope;
+  print?: true;
+}
+
+async function register(ctx: CliContext, app: App, action: RegistrationAction, opts: RegistrationOptions): Promise<void> {
   const [{ registerServer, serverCommand, describeRegistration, registrationJson }, run] = await Promise.all([
     import("../../mcp/install/service.js"),
     app.commands(),
   ]);
   const server = serverCommand(process.execPath, app.options.binPath ?? process.argv[1] ?? "codealmanac");
-  const request = { client: opts.client as McpClient, scope: opts.scope as McpScope, print: opts.print === true };
+  const request = { client: opts.client, scope: opts.scope, print: opts.print === true };
   const report = await registerServer(action, request, { env: ctx.env, cwd: ctx.cwd, run, server });
   if (opts.json) return ctx.json(registrationJson(report));
   ctx.write(`${describeRegistration(report).join("\n")}\n`);
 }
 
-async function serve(ctx: CliContext, app: App, _args: unknown[], opts: Opts): Promise<void> {
-  const wiki = opts.wiki === undefined ? null : (opts.wiki as string).trim();
+async function serve(ctx: CliContext, app: App, _args: [], opts: WikiOption & { allowQueue?: true }): Promise<void> {
+  const wiki = opts.wiki === undefined ? null : opts.wiki.trim();
   if (wiki === "") throw new ProductError("usage", "--wiki must not be empty");
   await app.mcp({ cwd: ctx.cwd, wiki, allowQueue: opts.allowQueue === true });
 }

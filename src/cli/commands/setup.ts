@@ -1,30 +1,34 @@
-import { Option, type Command } from "commander";
+import { Option, type Command } from "@commander-js/extra-typings";
 import type { App } from "../../app.js";
 import { conflict, invalid } from "../../core/errors.js";
 import { parseDuration } from "../../config/duration.js";
 import { HARNESS_KINDS, type HarnessKind } from "../../harnesses/catalog.js";
 import type { ScheduleChoice, SetupChoices, TargetChoice } from "../../setup/request.js";
-import type { CliContext, Opts } from "../context.js";
-import type { CommandKit, RegisterCommands } from "../kit.js";
+import type { CliContext } from "../context.js";
+import type { CommandKit, JsonOption, RegisterCommands, WikiOption } from "../kit.js";
 
 export const registerSetupCommands: RegisterCommands = (program, kit) => {
   registerSetup(program, kit);
-  program
-    .command("doctor")
-    .description("check the installation, the agent CLIs, the schedules and the current wiki (exit 1 when a check fails)")
-    .addOption(kit.wiki())
-    .addOption(kit.json())
-    .action(kit.act(doctor));
-  program
-    .command("uninstall")
-    .description("remove the instruction blocks, the MCP server registrations, the schedules and the state directory (wikis in repositories stay)")
-    .option("--yes", "do not ask; cancel queued and running jobs first")
-    .addOption(kit.json())
-    .action(kit.act(uninstall));
+  kit.act(
+    program
+      .command("doctor")
+      .description("check the installation, the agent CLIs, the schedules and the current wiki (exit 1 when a check fails)")
+      .addOption(kit.wiki())
+      .addOption(kit.json()),
+    doctor,
+  );
+  kit.act(
+    program
+      .command("uninstall")
+      .description("remove the instruction blocks, the MCP server registrations, the schedules and the state directory (wikis in repositories stay)")
+      .option("--yes", "do not ask; cancel queued and running jobs first")
+      .addOption(kit.json()),
+    uninstall,
+  );
 };
 
 function registerSetup(program: Command, kit: CommandKit): void {
-  program
+  const setupCommand = program
     .command("setup")
     .description("tell Claude Code and Codex about the wiki, save settings and schedule sync and garden")
     .option("--yes", "use the defaults and the flags given; ask nothing")
@@ -38,16 +42,34 @@ function registerSetup(program: Command, kit: CommandKit): void {
     .option("--garden-off", "do not schedule garden")
     .option("--skip-schedules", "save the settings but leave the operating system's scheduler alone")
     .option("--no-mcp", "do not register the codealmanac MCP server with Claude Code and Codex")
-    .addOption(kit.json())
-    .action(kit.act(setup));
+    .addOption(kit.json());
+  kit.act(setupCommand, setup);
+}
+
+/** Whether to ask: `--yes` and `--json` say no. */
+interface AskOptions extends JsonOption {
+  yes?: true;
+}
+
+interface SetupOptions extends AskOptions {
+  target?: TargetChoice;
+  skipInstructions?: true;
+  using?: HarnessKind;
+  autoCommit: boolean;
+  syncEvery?: string;
+  syncOff?: true;
+  gardenEvery?: string;
+  gardenOff?: true;
+  skipSchedules?: true;
+  mcp: boolean;
 }
 
 /** Prompts only for a person at a terminal; anything else (pipes, CI, agents) gets the defaults. */
-function canAsk(opts: Opts): boolean {
+function canAsk(opts: AskOptions): boolean {
   return !opts.yes && !opts.json && process.stdin.isTTY === true && process.stdout.isTTY === true;
 }
 
-export async function setup(ctx: CliContext, app: App, _args: unknown[], opts: Opts): Promise<void> {
+export async function setup(ctx: CliContext, app: App, _args: [], opts: SetupOptions): Promise<void> {
   const choices = setupChoices(opts);
   const service = await app.setup();
   let request = await service.request(choices);
@@ -71,11 +93,11 @@ export async function setup(ctx: CliContext, app: App, _args: unknown[], opts: O
   renderSetup(ctx, report);
 }
 
-function setupChoices(opts: Opts): SetupChoices {
+function setupChoices(opts: SetupOptions): SetupChoices {
   return {
-    target: (opts.target as TargetChoice | undefined) ?? null,
+    target: opts.target ?? null,
     skipInstructions: opts.skipInstructions === true,
-    using: (opts.using as HarnessKind | undefined) ?? null,
+    using: opts.using ?? null,
     autoCommit: opts.autoCommit === false ? false : null,
     schedules: {
       sync: scheduleChoice(opts.syncOff, opts.syncEvery, "--sync-every"),
@@ -86,22 +108,22 @@ function setupChoices(opts: Opts): SetupChoices {
   };
 }
 
-function scheduleChoice(off: unknown, every: unknown, flag: string): ScheduleChoice {
+function scheduleChoice(off: true | undefined, every: string | undefined, flag: string): ScheduleChoice {
   if (every === undefined) return { off: off === true, everyMs: null };
-  const ms = parseDuration(every as string);
-  if (ms === null || ms < 1000) throw invalid(`invalid ${flag} "${every as string}": use a duration of at least 1s, such as 30m, 5h or 1d`);
+  const ms = parseDuration(every);
+  if (ms === null || ms < 1000) throw invalid(`invalid ${flag} "${every}": use a duration of at least 1s, such as 30m, 5h or 1d`);
   return { off: false, everyMs: ms };
 }
 
-export async function doctor(ctx: CliContext, app: App, _args: unknown[], opts: Opts): Promise<void> {
-  const report = await (await app.setup()).doctor(ctx.cwd, opts.wiki as string | undefined);
+export async function doctor(ctx: CliContext, app: App, _args: [], opts: JsonOption & WikiOption): Promise<void> {
+  const report = await (await app.setup()).doctor(ctx.cwd, opts.wiki);
   const { renderDoctor } = await import("../render/setup-doctor.js");
   if (opts.json) ctx.json({ ok: report.ok, checks: report.checks });
   else renderDoctor(ctx, report);
   if (!report.ok) ctx.exitCode = 1;
 }
 
-export async function uninstall(ctx: CliContext, app: App, _args: unknown[], opts: Opts): Promise<void> {
+export async function uninstall(ctx: CliContext, app: App, _args: [], opts: AskOptions): Promise<void> {
   const service = await app.setup();
   const plan = await service.planUninstall();
   const render = await import("../render/setup-uninstall.js");

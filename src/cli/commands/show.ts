@@ -1,14 +1,34 @@
 import type { App } from "../../app.js";
 import { invalid } from "../../core/errors.js";
 import type { CliContext } from "../context.js";
-import type { Opts } from "../context.js";
+import type { JsonOption, RegisterCommands, WikiOption } from "../kit.js";
 import { openIndex } from "./shared.js";
 import { renderPage, type PageViewFlag } from "../render/pages.js";
 
 const VIEW_FLAGS: PageViewFlag[] = ["body", "meta", "lead", "links", "backlinks", "files", "topics"];
 
-export async function show(ctx: CliContext, app: App, args: unknown[], opts: Opts): Promise<void> {
-  const page = args[0] as string;
+export const registerShowCommands: RegisterCommands = (program, { act, json, wiki }) => {
+  act(
+    program
+      .command("show")
+      .description("show one page")
+      .argument("<page>", "page slug (a .md path also works)")
+      .option("--body", "body only")
+      .option("--meta", "metadata only")
+      .option("--lead", "lead paragraph only")
+      .option("--links", "outgoing page links")
+      .option("--backlinks", "pages linking here")
+      .option("--files", "cited files and folders")
+      .option("--topics", "topics")
+      .addOption(json())
+      .addOption(wiki()),
+    show,
+  );
+};
+
+type ShowOptions = JsonOption & WikiOption & { [flag in PageViewFlag]?: true };
+
+export async function show(ctx: CliContext, app: App, [page]: [string], opts: ShowOptions): Promise<void> {
   const chosen = VIEW_FLAGS.filter((flag) => opts[flag] === true);
   if (!opts.json && chosen.length > 1) {
     throw invalid(`show flags conflict: ${chosen.map((f) => `--${f}`).join(", ")} (pick one)`);

@@ -1,9 +1,9 @@
-import { Option } from "commander";
+import { Option } from "@commander-js/extra-typings";
 import type { App } from "../../app.js";
 import { invalid } from "../../core/errors.js";
 import type { HarnessKind } from "../../harnesses/catalog.js";
-import type { CliContext, Opts } from "../context.js";
-import type { RegisterCommands } from "../kit.js";
+import type { CliContext } from "../context.js";
+import type { JsonOption, RegisterCommands, WikiOption } from "../kit.js";
 import { renderSyncSummary, syncSummaryJson } from "../render/sync.js";
 
 const APPS = ["claude", "codex"] as const;
@@ -13,42 +13,51 @@ export const registerSyncCommands: RegisterCommands = (program, kit) => {
   const from = () => new Option("--from <apps>", "transcripts of these agents only: claude, codex or claude,codex (default both)");
   const since = () =>
     new Option("--since <when>", "take sessions never synced before back to this point: a duration (2d, 12h) or a date (2026-11-01)");
-  const sync = program
-    .command("sync")
-    .description("queue ingest runs for new activity in your Claude Code and Codex sessions")
-    .addOption(kit.wiki())
-    .addOption(from())
-    .addOption(since())
-    .addOption(kit.using())
-    .addOption(kit.json())
-    .action(kit.act(runSync));
-  sync
-    .command("status")
-    .description("show what the next sync would take, without queueing or changing anything")
-    .addOption(kit.wiki())
-    .addOption(from())
-    .addOption(since())
-    .addOption(kit.json())
-    .action(kit.act(syncStatus));
+  const sync = kit.act(
+    program
+      .command("sync")
+      .description("queue ingest runs for new activity in your Claude Code and Codex sessions")
+      .addOption(kit.wiki())
+      .addOption(from())
+      .addOption(since())
+      .addOption(kit.using())
+      .addOption(kit.json()),
+    runSync,
+  );
+  kit.act(
+    sync
+      .command("status")
+      .description("show what the next sync would take, without queueing or changing anything")
+      .addOption(kit.wiki())
+      .addOption(from())
+      .addOption(since())
+      .addOption(kit.json()),
+    syncStatus,
+  );
 };
 
-async function runSync(ctx: CliContext, app: App, _args: unknown[], opts: Opts): Promise<void> {
-  const summary = await (await app.sync()).sync({ ...request(opts, app.now()), ...(opts.using ? { using: opts.using as HarnessKind } : {}) });
+interface SyncOptions extends JsonOption, WikiOption {
+  from?: string;
+  since?: string;
+}
+
+async function runSync(ctx: CliContext, app: App, _args: [], opts: SyncOptions & { using?: HarnessKind }): Promise<void> {
+  const summary = await (await app.sync()).sync({ ...request(opts, app.now()), ...(opts.using ? { using: opts.using } : {}) });
   if (opts.json) return ctx.json(syncSummaryJson(summary));
   renderSyncSummary(ctx, summary);
 }
 
-async function syncStatus(ctx: CliContext, app: App, _args: unknown[], opts: Opts): Promise<void> {
+async function syncStatus(ctx: CliContext, app: App, _args: [], opts: SyncOptions): Promise<void> {
   const summary = await (await app.sync()).status(request(opts, app.now()));
   if (opts.json) return ctx.json(syncSummaryJson(summary));
   renderSyncSummary(ctx, summary);
 }
 
-function request(opts: Opts, now: number) {
+function request(opts: SyncOptions, now: number) {
   return {
-    apps: parseApps(opts.from as string | undefined),
-    ...(opts.wiki !== undefined ? { wiki: opts.wiki as string } : {}),
-    ...(opts.since !== undefined ? { sinceMs: parseSince(opts.since as string, now) } : {}),
+    apps: parseApps(opts.from),
+    ...(opts.wiki !== undefined ? { wiki: opts.wiki } : {}),
+    ...(opts.since !== undefined ? { sinceMs: parseSince(opts.since, now) } : {}),
   };
 }
 
@@ -58,8 +67,9 @@ export function parseApps(value: string | undefined): App_[] {
   const apps: App_[] = [];
   for (const part of value.split(",").map((p) => p.trim())) {
     if (part === "") continue;
-    if (!(APPS as readonly string[]).includes(part)) throw invalid(`invalid --from "${value}" (expected claude, codex or claude,codex)`);
-    if (!apps.includes(part as App_)) apps.push(part as App_);
+    const app = APPS.find((a) => a === part);
+    if (app === undefined) throw invalid(`invalid --from "${value}" (expected claude, codex or claude,codex)`);
+    if (!apps.includes(app)) apps.push(app);
   }
   if (apps.length === 0) throw invalid(`invalid --from "${value}" (expected claude, codex or claude,codex)`);
   return apps;
