@@ -257,7 +257,7 @@ function createContext(opts) {
   }
 
   /** Runs `node <args>` once; returns wall ms, peak RSS (KB) and stdout. Throws on failure. */
-  function runOnce(args, { cwd, stateHome, env: extraEnv, display }) {
+  function runOnce(args, { cwd, stateHome, env: extraEnv, display, status = 0 }) {
     const rssFile = join(rssDir, `${rssSeq++}.txt`);
     const env = { ...childEnv({ stateHome, env: extraEnv }), [RSS_ENV]: rssFile };
     const started = process.hrtime.bigint();
@@ -270,7 +270,7 @@ function createContext(opts) {
       stdio: ["ignore", "pipe", "pipe"],
     });
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
-    if (result.error || result.status !== 0) throw new CommandFailed(display, cwd, result);
+    if (result.error || result.status !== status) throw new CommandFailed(display, cwd, result);
     let rssKb = null;
     if (existsSync(rssFile)) {
       for (const line of readFileSync(rssFile, "utf8").split("\n")) {
@@ -358,9 +358,10 @@ function createContext(opts) {
      * Times `node <args>` (or the CLI when `ca` is set) `runs` times after `warmup`
      * unmeasured runs. `before(i)` runs untimed before each run (warm-ups included,
      * numbered from 0); `after(i, { ms, stdout, stderr })` runs untimed after each one;
-     * `check(stdout)` may return a warning string; `env` adds or overrides variables.
+     * `check(stdout, stderr)` may return a warning string; `env` adds or overrides variables;
+     * `status` is the exit code every run must end with (0 unless a failure is measured).
      */
-    measure({ label, ca = true, args, cwd = tmp, stateHome, env, runs = opts.runs, warmup = opts.warmup, before, after, check, baseline = false }) {
+    measure({ label, ca = true, args, cwd = tmp, stateHome, env, runs = opts.runs, warmup = opts.warmup, before, after, check, baseline = false, status = 0 }) {
       const display = ca ? `ca ${args.map(quoteArg).join(" ")}` : `node ${args.map(quoteArg).join(" ")}`;
       const argv = ca ? [ctx.cli, ...args] : args;
       const samples = [];
@@ -369,10 +370,10 @@ function createContext(opts) {
       let checked = false;
       for (let i = 0; i < warmup + runs; i++) {
         if (before) before(i);
-        const r = runOnce(argv, { cwd, stateHome, env, display });
+        const r = runOnce(argv, { cwd, stateHome, env, display, status });
         if (after) after(i, r);
         if (check && !checked) {
-          const problem = check(r.stdout);
+          const problem = check(r.stdout, r.stderr);
           if (problem) ctx.warn(`${display}: ${problem}`);
           checked = true;
         }
@@ -582,6 +583,23 @@ export async function benchIndex(ctx) {
       },
     });
 
+    // An unknown slug one letter off a real one: the not-found path with did-you-mean suggestions.
+    const missing = slug.slice(0, -1);
+    entry.show_miss = ctx.measure({
+      label: `${label} show (unknown page, did-you-mean)`,
+      args: ["show", missing, "--json"],
+      cwd: root,
+      stateHome,
+      status: 1,
+      check: (_out, err) => {
+        const { value, error } = parseJson(err);
+        if (error) return error;
+        if (value?.error?.code !== "not_found") return "expected a not_found error";
+        if (!String(value.error.message).includes(slug)) return `no suggestion of ${slug}`;
+        return null;
+      },
+    });
+
     // Touch one page before every run (alternating between two pages, always a new
     // content change), so each run includes an incremental refresh.
     const touchable = listPages(root).filter((f) => !f.endsWith("/README.md"));
@@ -610,7 +628,8 @@ export async function benchIndex(ctx) {
     if (pages === 10000) {
       ctx.target("search_unchanged_10k", { measurement: entry.search, marginMs: 100, figure: "index.10k.search" });
       ctx.target("refresh_one_page_10k", { measurement: entry.refresh_search, marginMs: 200, figure: "index.10k.refresh_search" });
-      ctx.target("full_build_10k", { measurement: entry.reindex, stat: "max", limitMs: 10_000, figure: "index.10k.reindex" });
+      ctx.target("full_build_10k", { measurement: entry.reindex, stat: "max", limitMs: 5_000, figure: "index.10k.reindex" });
+      ctx.target("show_miss_10k", { measurement: entry.show_miss, marginMs: 60, figure: "index.10k.show_miss" });
     }
     rmSync(root, { recursive: true, force: true }); // free the disk before the next size
   }

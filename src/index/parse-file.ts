@@ -16,6 +16,26 @@ export interface FileProblem {
   line: number | null;
 }
 
+/** One search section as the index stores it: its body is indexed, and only its span kept. */
+export interface IndexedSection {
+  heading: string;
+  body: string;
+  /**
+   * `body` is `text.slice(start, end)` of the page text as decoded here (UTF-8, a leading BOM
+   * dropped), which src/index/views/section-text.ts decodes the same way to cut excerpts.
+   */
+  start: number;
+  end: number;
+}
+
+/**
+ * What the index stores of a page: the parse without what it never reads (the whole
+ * body, heading paths), so results sent back from parse workers stay small.
+ */
+export type IndexedPage = Pick<ParsedPage, "title" | "summary" | "topics" | "sources" | "file_refs" | "links" | "citations"> & {
+  sections: IndexedSection[];
+};
+
 export interface ParsedFile {
   file: ScannedFile;
   state: "page" | "skipped";
@@ -23,7 +43,7 @@ export interface ParsedFile {
   problems: FileProblem[];
   truncated: boolean;
   emptyBody: boolean;
-  page: ParsedPage | null;
+  page: IndexedPage | null;
 }
 
 export interface TopicsParse {
@@ -81,7 +101,16 @@ function parseFile(file: ScannedFile, knownHash?: string): ParsedFile {
     fileStem: basename(file.relPath, ".md"),
   });
   for (const problem of page.problems) problems.push({ ...problem });
-  return { file, state: "page", hash, problems, truncated, emptyBody: emptyBody(page.body), page };
+  return { file, state: "page", hash, problems, truncated, emptyBody: emptyBody(page.body), page: indexedPage(page) };
+}
+
+function indexedPage(page: ParsedPage): IndexedPage {
+  const { title, summary, topics, sources, file_refs, links, citations } = page;
+  const sections = page.sections.map((section, i) => {
+    const [start, end] = page.section_spans[i]!;
+    return { heading: section.heading, body: section.body, start, end };
+  });
+  return { title, summary, topics, sources, file_refs, links, citations, sections };
 }
 
 function skipped(file: ScannedFile, hash: string, category: string, message: string): ParsedFile {

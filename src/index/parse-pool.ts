@@ -12,6 +12,8 @@ export interface ParseJob {
 
 /** Parses batches of files, on worker threads when they are available and worth starting. */
 export interface BatchParser {
+  /** Worker threads parsing (0: parsing runs inline on the calling thread). */
+  readonly threads: number;
   parse(jobs: ParseJob[]): Promise<ParsedFile[]>;
   close(): Promise<void>;
 }
@@ -19,8 +21,15 @@ export interface BatchParser {
 /** Below this many files, starting workers costs more than it saves. */
 export const PARALLEL_THRESHOLD = 300;
 
+/**
+ * Sets the number of parse worker threads for big rebuilds (0: parse inline, on the
+ * writing thread). A diagnostic switch: tests compare both paths, benchmarks size the pool.
+ */
+export const PARSE_WORKERS_ENV = "CODEALMANAC_PARSE_WORKERS";
+
 export function inlineParser(parser: PageParser): BatchParser {
   return {
+    threads: 0,
     parse: async (jobs) => jobs.map((job) => parser.parseFile(job.file, job.hash)),
     close: async () => undefined,
   };
@@ -32,8 +41,8 @@ export function inlineParser(parser: PageParser): BatchParser {
  */
 export function createBatchParser(parser: PageParser, fileCount: number): BatchParser {
   const script = workerScript();
-  if (fileCount < PARALLEL_THRESHOLD || !script) return inlineParser(parser);
-  const size = Math.max(1, Math.min(4, availableParallelism()));
+  const size = workerCount();
+  if (fileCount < PARALLEL_THRESHOLD || !script || size === 0) return inlineParser(parser);
   const workers = Array.from({ length: size }, () => new Worker(script));
   const idle = [...workers];
   const waiting: ((worker: Worker) => void)[] = [];
@@ -50,6 +59,7 @@ export function createBatchParser(parser: PageParser, fileCount: number): BatchP
     else idle.push(worker);
   };
   return {
+    threads: size,
     async parse(jobs) {
       const worker = await acquire();
       const id = nextId++;
@@ -73,6 +83,12 @@ export function createBatchParser(parser: PageParser, fileCount: number): BatchP
       await Promise.all(workers.map((w) => w.terminate()));
     },
   };
+}
+
+function workerCount(): number {
+  const forced = process.env[PARSE_WORKERS_ENV];
+  if (forced !== undefined && /^\d+$/.test(forced)) return Math.min(16, Number(forced));
+  return Math.max(1, Math.min(4, availableParallelism()));
 }
 
 function workerScript(): URL | null {

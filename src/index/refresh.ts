@@ -9,6 +9,7 @@ import type { ParsedFile, PageParser } from "./parse-file.js";
 import type { BatchParser, ParseJob } from "./parse-pool.js";
 import { SECTION_SLOTS } from "./layout.js";
 import { readMeta, writeMeta } from "./meta.js";
+import { createPageIndexes, recreatePageTables } from "./schema.js";
 
 export interface RefreshResult {
   changed: number;
@@ -46,8 +47,90 @@ interface TopicsStamp {
   hash: string;
 }
 
+/** What a refresh found to do, computed inside its write transaction (see IndexWriter.plan). */
+interface Plan {
+  scan: WikiScan;
+  now: number;
+  force: boolean;
+  /** Every page is written anew (forced, or the index was empty): page tables are recreated. */
+  bulk: boolean;
+  /** Manifest rows of changed and removed files and of every file on an affected route. */
+  manifest: Map<string, ManifestRow>;
+  /** Content hashes computed while planning (files that may only have been touched). */
+  hashes: Map<string, string>;
+  toParse: Set<string>;
+  touchOnly: ScannedFile[];
+  removedPaths: string[];
+  /** Every slug's files, in component order (the order that decides ownership). */
+  bySlug: Map<string, string[]>;
+  /** Slugs whose owner must be decided again. */
+  slugs: string[];
+  /** Slug → the file that owned it before this refresh. */
+  owners: Map<string, string>;
+  /** Affected slugs that had a page before, with its topics (JSON). */
+  previousTopics: Map<string, string>;
+}
+
+/** What the route and write steps did, for the outcome. */
+interface Tally {
+  created: string[];
+  updated: string[];
+  deleted: string[];
+  /** Some page's topics changed, so the topic table is rebuilt. */
+  topicsChanged: boolean;
+  /** Files whose row routing rewrote; their manifest row is stale after that. */
+  decided: Set<string>;
+}
+
+/** The previous owner keeps its route when it was not changed (and the rebuild is not forced). */
+function ownerKeeps(plan: Plan, slug: string, rel: string): boolean {
+  return !plan.force && plan.owners.get(slug) === rel && !plan.toParse.has(rel);
+}
+
+/** The parse jobs of some slugs: every file that routing may need to read, in route order. */
+function jobsFor(plan: Plan, slugs: string[]): ParseJob[] {
+  const jobs: ParseJob[] = [];
+  for (const slug of slugs) {
+    for (const rel of plan.bySlug.get(slug) ?? []) {
+      if (ownerKeeps(plan, slug, rel)) break;
+      const file = plan.scan.files.get(rel)!;
+      const hash = plan.hashes.get(rel);
+      jobs.push(hash === undefined ? { file } : { file, hash });
+    }
+  }
+  return jobs;
+}
+
+/**
+ * Parse: the affected slugs in batches, up to PARSE_AHEAD batches in flight on the parse
+ * pool (worker threads for big rebuilds) while the caller routes and writes earlier ones.
+ */
+async function* parseBatches(plan: Plan, parser: PageParser): AsyncGenerator<[string[], Map<string, ParsedFile>]> {
+  const { createBatchParser } = await import("./parse-pool.js");
+  const pool: BatchParser = createBatchParser(parser, plan.slugs.length);
+  trace(`refresh: parsing ${pool.threads > 0 ? `on ${pool.threads} worker threads` : "inline"}`);
+  const batches: string[][] = [];
+  for (let i = 0; i < plan.slugs.length; i += SLUG_BATCH) batches.push(plan.slugs.slice(i, i + SLUG_BATCH));
+  const parse = async (batch: string[]) => new Map((await pool.parse(jobsFor(plan, batch))).map((r) => [r.file.relPath, r]));
+  const inFlight: Promise<Map<string, ParsedFile>>[] = [];
+  let next = 0;
+  const fill = () => {
+    while (next < batches.length && inFlight.length < PARSE_AHEAD) inFlight.push(parse(batches[next++]!));
+  };
+  try {
+    fill();
+    for (const batch of batches) {
+      const parsed = await inFlight.shift()!;
+      fill();
+      yield [batch, parsed];
+    }
+  } finally {
+    await pool.close();
+  }
+}
+
 /** The meta row holding the last refresh's ScanSnapshot. */
-const SNAPSHOT_KEY = "scan_snapshot";
+export const SNAPSHOT_KEY = "scan_snapshot";
 /** Slugs decided per batch, and batches parsed ahead of the writer. */
 const SLUG_BATCH = 200;
 const PARSE_AHEAD = 4;
@@ -108,8 +191,51 @@ export class IndexWriter {
     writeMeta(this.options.db, SNAPSHOT_KEY, snapshotOf(scan, now));
   }
 
+  /**
+   * One refresh inside the write transaction, in four steps: plan (what changed and which
+   * routes it touches), parse (in batches, on worker threads for big rebuilds), route (which
+   * file owns each touched slug) and write (the rows of each decided file).
+   */
   private async apply(scan: WikiScan, getParser: () => Promise<PageParser>, force: boolean): Promise<RefreshOutcome> {
     const { db } = this.options;
+    const plan = this.plan(scan, force);
+    trace("refresh: planned");
+    // A full build starts from empty page tables and indexes them once it has inserted.
+    if (plan.bulk) recreatePageTables(db);
+    const statements = prepareStatements(db);
+    const tally: Tally = { created: [], updated: [], deleted: [], topicsChanged: force, decided: new Set() };
+    for (const rel of plan.removedPaths) {
+      statements.deleteFile.run(rel);
+      statements.deleteProblems.run(rel);
+    }
+    if (plan.slugs.length > 0) {
+      const parser = await getParser();
+      for await (const [batch, parsed] of parseBatches(plan, parser)) {
+        for (const slug of batch) this.route(plan, slug, parsed, parser, statements, tally);
+      }
+    }
+    this.restamp(plan, statements, tally.decided);
+    if (plan.bulk) createPageIndexes(db);
+    trace("refresh: pages written");
+    const topicsChanged = this.refreshTopicsStamp(scan, plan.now, force);
+    if (topicsChanged || tally.topicsChanged) rebuildTopics(db, await getParser(), this.options.almanacPath);
+    this.storeSnapshot(scan, plan.now);
+    trace("refresh: snapshot stored");
+    return {
+      result: this.counts(scan, tally.created.length + tally.updated.length, tally.deleted.length),
+      created: tally.created.sort(),
+      updated: tally.updated.sort(),
+      deleted: tally.deleted.sort(),
+      scan,
+    };
+  }
+
+  /**
+   * Plan: the files whose stat changed, hashed to tell a touch from an edit (a file with no
+   * manifest row, or any file in a forced rebuild, goes straight to parsing, which hashes it),
+   * and every slug a change touches, with all the files that map to it.
+   */
+  private plan(scan: WikiScan, force: boolean): Plan {
     const now = this.options.now();
     // Re-read inside the write transaction: another process may have refreshed already.
     // Stat stamps of every file first; full manifest rows only for the files that matter.
@@ -124,163 +250,107 @@ export class IndexWriter {
     const hashes = new Map<string, string>();
     const toParse = new Set<string>();
     const touchOnly: ScannedFile[] = [];
-
     for (const file of suspects) {
       const row = manifest.get(file.relPath);
-      const hash = hashFile(file.absPath);
+      const hash = force || !row ? null : hashFile(file.absPath);
       if (hash === null) {
-        toParse.add(file.relPath); // unreadable now; parsing records the problem
+        toParse.add(file.relPath); // new, forced, or unreadable now (parsing records the problem)
         continue;
       }
       hashes.set(file.relPath, hash);
-      if (!force && row && row.content_hash === hash) touchOnly.push(file);
+      if (row!.content_hash === hash) touchOnly.push(file);
       else toParse.add(file.relPath);
     }
 
-    // Route ownership: every slug touched by a change is re-decided over all files.
+    // Route ownership: every slug touched by a change is re-decided over all files,
+    // which are tried in component order.
     const bySlug = new Map<string, string[]>();
     for (const file of scan.files.values()) {
       const list = bySlug.get(file.slug);
       if (list) list.push(file.relPath);
       else bySlug.set(file.slug, [file.relPath]);
     }
-    const affectedSlugs = new Set<string>();
-    for (const rel of toParse) affectedSlugs.add(scan.files.get(rel)!.slug);
+    for (const list of bySlug.values()) if (list.length > 1) list.sort(comparePaths);
+    const affected = new Set<string>();
+    for (const rel of toParse) affected.add(scan.files.get(rel)!.slug);
     for (const rel of removedPaths) {
       const slug = manifest.get(rel)!.slug;
-      if (slug) affectedSlugs.add(slug);
+      if (slug) affected.add(slug);
     }
-    if (force) for (const slug of bySlug.keys()) affectedSlugs.add(slug);
-    // Rows of every file on an affected route: owners and losers are decided again below.
-    for (const [rel, row] of this.loadRows([], [...affectedSlugs])) if (!manifest.has(rel)) manifest.set(rel, row);
-
-    // What the affected pages looked like: whether they existed, and their topics.
-    const previousTopics = new Map(
-      (
-        db
-          .prepare("SELECT slug, topics_json FROM pages WHERE slug IN (SELECT value FROM json_each(?))")
-          .raw()
-          .all(JSON.stringify([...affectedSlugs])) as [string, string][]
-      ).map(([slug, topics]) => [slug, topics]),
-    );
-    const before = new Set(previousTopics.keys());
-    const created: string[] = [];
-    const updated: string[] = [];
-    const deleted: string[] = [];
-    const statements = prepareStatements(db);
-    let pageTopicsChanged = force;
-    // Files whose row the route decisions below rewrite; their manifest row is stale after that.
-    const decided = new Set<string>();
-
-    for (const rel of removedPaths) {
-      statements.deleteFile.run(rel);
-      statements.deleteProblems.run(rel);
-    }
-
-    if (force) clearPages(db);
-
-    const owners = new Map<string, ManifestRow>();
-    for (const row of manifest.values()) if (row.state === "page" && row.slug !== null) owners.set(row.slug, row);
-    const ownerKeeps = (slug: string, rel: string) => !force && owners.get(slug)?.rel_path === rel && !toParse.has(rel);
-
-    // Files are parsed in batches (on worker threads for big rebuilds) ahead of the
-    // sequential route decisions below, which only look the results up.
-    const slugs = [...affectedSlugs];
-    const batches: string[][] = [];
-    for (let i = 0; i < slugs.length; i += SLUG_BATCH) batches.push(slugs.slice(i, i + SLUG_BATCH));
-    const jobsFor = (batch: string[]): ParseJob[] =>
-      batch.flatMap((slug) => {
-        const jobs: ParseJob[] = [];
-        for (const rel of (bySlug.get(slug) ?? []).slice().sort(comparePaths)) {
-          if (ownerKeeps(slug, rel)) break;
-          const hash = hashes.get(rel);
-          jobs.push(hash === undefined ? { file: scan.files.get(rel)! } : { file: scan.files.get(rel)!, hash });
-        }
-        return jobs;
-      });
-    trace("refresh: planned");
-    const { createBatchParser } = await import("./parse-pool.js");
-    const parser = slugs.length > 0 ? await getParser() : null;
-    const pool: BatchParser | null = parser ? createBatchParser(parser, slugs.length) : null;
-    const parseBatch = async (batch: string[]) => {
-      const results = await pool!.parse(jobsFor(batch));
-      return new Map(results.map((r) => [r.file.relPath, r]));
-    };
-    try {
-      const inFlight: Promise<Map<string, ParsedFile>>[] = [];
-      let next = 0;
-      const fill = () => {
-        while (next < batches.length && inFlight.length < PARSE_AHEAD) inFlight.push(parseBatch(batches[next++]!));
-      };
-      fill();
-      for (const batch of batches) {
-        const parsedByRel = await inFlight.shift()!;
-        fill();
-        for (const slug of batch) {
-          const candidates = (bySlug.get(slug) ?? []).slice().sort(comparePaths);
-          // The first path in component order keeps the route. A file that cannot be read
-          // as a page yields to the next one, so one bad file never hides the route.
-          let winner: string | null = null;
-          for (const rel of candidates) {
-            if (ownerKeeps(slug, rel)) {
-              winner = rel;
-              break;
-            }
-            const parsed = parsedByRel.get(rel) ?? parser!.parseFile(scan.files.get(rel)!, hashes.get(rel));
-            decided.add(rel);
-            if (parsed.state === "page") {
-              statements.deletePage.run(slug);
-              const topics = this.storeParsed(statements, parsed, now);
-              if (topics !== previousTopics.get(slug)) pageTopicsChanged = true;
-              winner = rel;
-              if (before.has(slug)) updated.push(slug);
-              else created.push(slug);
-              break;
-            }
-            this.storeParsed(statements, parsed, now);
-          }
-          if (winner === null) {
-            statements.deletePage.run(slug);
-            if (before.has(slug)) deleted.push(slug);
-            if ((previousTopics.get(slug) ?? "[]") !== "[]") pageTopicsChanged = true;
-          }
-          const losers = winner === null ? [] : candidates.slice(candidates.indexOf(winner) + 1);
-          for (const rel of losers) {
-            const file = scan.files.get(rel)!;
-            const hash = hashes.get(rel) ?? manifest.get(rel)?.content_hash ?? hashFile(file.absPath) ?? "";
-            statements.upsertFile.run(rel, file.size, file.mtimeMs, now, hash, slug, "collision");
-            decided.add(rel);
-            statements.deleteProblems.run(rel);
-          }
-        }
-      }
-    } finally {
-      await pool?.close();
-    }
-
-    for (const file of touchOnly) {
-      if (decided.has(file.relPath)) continue;
-      const row = manifest.get(file.relPath)!;
-      statements.upsertFile.run(file.relPath, file.size, file.mtimeMs, now, row.content_hash, row.slug, row.state);
-      if (row.state === "page" && row.slug) statements.touchPage.run(Math.floor(file.mtimeMs / 1000), row.slug);
-    }
-
-    trace("refresh: pages written");
-    const topicsChanged = this.refreshTopicsStamp(scan, now, force);
-    if (topicsChanged || pageTopicsChanged) rebuildTopics(db, await getParser(), this.options.almanacPath);
-    this.storeSnapshot(scan, now);
-    trace("refresh: snapshot stored");
-
-    return {
-      result: this.counts(scan, created.length + updated.length, deleted.length),
-      created: created.sort(),
-      updated: updated.sort(),
-      deleted: deleted.sort(),
-      scan,
-    };
+    if (force) for (const slug of bySlug.keys()) affected.add(slug);
+    const slugs = [...affected];
+    // Rows of every file on an affected route: owners and losers are decided again.
+    for (const [rel, row] of this.loadRows([], slugs)) if (!manifest.has(rel)) manifest.set(rel, row);
+    const owners = new Map<string, string>();
+    for (const row of manifest.values()) if (row.state === "page" && row.slug !== null) owners.set(row.slug, row.rel_path);
+    const bulk = force || stamps.size === 0;
+    const previousTopics = this.pageTopics(slugs);
+    return { scan, now, force, bulk, manifest, hashes, toParse, touchOnly, removedPaths, bySlug, slugs, owners, previousTopics };
   }
 
-  /** Stores one parsed file; returns the page's topics as stored (JSON), or null when it is not a page. */
+  /** What the affected pages looked like: which existed, and their topics (JSON). */
+  private pageTopics(slugs: string[]): Map<string, string> {
+    const rows = this.options.db
+      .prepare("SELECT slug, topics_json FROM pages WHERE slug IN (SELECT value FROM json_each(?))")
+      .raw()
+      .all(JSON.stringify(slugs)) as [string, string][];
+    return new Map(rows);
+  }
+
+  /**
+   * Route: the first path in component order keeps the slug. A file that cannot be read as
+   * a page yields to the next one, so one bad file never hides the route; the files after
+   * the owner are recorded as collisions.
+   */
+  private route(plan: Plan, slug: string, parsed: Map<string, ParsedFile>, parser: PageParser, statements: Statements, tally: Tally): void {
+    const candidates = plan.bySlug.get(slug) ?? [];
+    const existed = plan.previousTopics.has(slug);
+    let winner: string | null = null;
+    for (const rel of candidates) {
+      if (ownerKeeps(plan, slug, rel)) {
+        winner = rel;
+        break;
+      }
+      const result = parsed.get(rel) ?? parser.parseFile(plan.scan.files.get(rel)!, plan.hashes.get(rel));
+      tally.decided.add(rel);
+      if (result.state === "page") {
+        // A forced rebuild has cleared every page already; a new slug has no row to replace.
+        if (existed && !plan.force) statements.deletePage.run(slug);
+        const topics = this.storeParsed(statements, result, plan.now);
+        if (topics !== plan.previousTopics.get(slug)) tally.topicsChanged = true;
+        (existed ? tally.updated : tally.created).push(slug);
+        winner = rel;
+        break;
+      }
+      this.storeParsed(statements, result, plan.now);
+    }
+    if (winner === null) {
+      if (existed && !plan.force) statements.deletePage.run(slug);
+      if (existed) tally.deleted.push(slug);
+      if ((plan.previousTopics.get(slug) ?? "[]") !== "[]") tally.topicsChanged = true;
+      return;
+    }
+    for (const rel of candidates.slice(candidates.indexOf(winner) + 1)) {
+      const file = plan.scan.files.get(rel)!;
+      const hash =
+        plan.hashes.get(rel) ?? parsed.get(rel)?.hash ?? plan.manifest.get(rel)?.content_hash ?? hashFile(file.absPath) ?? "";
+      statements.upsertFile.run(rel, file.size, file.mtimeMs, plan.now, hash, slug, "collision");
+      tally.decided.add(rel);
+      statements.deleteProblems.run(rel);
+    }
+  }
+
+  /** Files touched but not changed: a new stamp (and page date), unless routing rewrote their row. */
+  private restamp(plan: Plan, statements: Statements, decided: Set<string>): void {
+    for (const file of plan.touchOnly) {
+      if (decided.has(file.relPath)) continue;
+      const row = plan.manifest.get(file.relPath)!;
+      statements.upsertFile.run(file.relPath, file.size, file.mtimeMs, plan.now, row.content_hash, row.slug, row.state);
+      if (row.state === "page" && row.slug) statements.touchPage.run(Math.floor(file.mtimeMs / 1000), row.slug);
+    }
+  }
+
+  /** Write: one parsed file's rows; returns the page's topics as stored (JSON), or null when it is not a page. */
   private storeParsed(statements: Statements, parsed: ParsedFile, now: number): string | null {
     const { file } = parsed;
     statements.upsertFile.run(
@@ -319,10 +389,13 @@ export class IndexWriter {
     for (const id of new Set(page.citations)) statements.insertCitation.run(slug, id);
     for (const target of new Set(page.links)) statements.insertLink.run(slug, target);
     // Rowids encode the page; a page with more sections than slots keeps its first ones.
-    for (const section of page.sections) {
-      if (section.ordinal >= SECTION_SLOTS) break;
-      statements.insertSection.run(pageId * SECTION_SLOTS + section.ordinal, pageId, section.ordinal, page.title, section.heading, section.body);
-    }
+    // The text goes to the search table only; the section row keeps where it lies in the file.
+    const sections = page.sections.slice(0, SECTION_SLOTS);
+    sections.forEach((section, ordinal) => {
+      const id = pageId * SECTION_SLOTS + ordinal;
+      statements.insertSection.run(id, pageId, section.heading, section.start, section.end);
+      statements.insertSearchRow.run(id, page.title, section.heading, section.body);
+    });
     return topicsJson;
   }
 
@@ -391,6 +464,7 @@ interface Statements {
   insertCitation: Statement;
   insertLink: Statement;
   insertSection: Statement;
+  insertSearchRow: Statement;
 }
 
 function prepareStatements(db: Db): Statements {
@@ -415,25 +489,9 @@ function prepareStatements(db: Db): Statements {
     ),
     insertCitation: db.prepare("INSERT OR IGNORE INTO page_citations (page_slug, source_id) VALUES (?, ?)"),
     insertLink: db.prepare("INSERT OR IGNORE INTO page_links (source_slug, target_slug) VALUES (?, ?)"),
-    insertSection: db.prepare(
-      "INSERT INTO sections (id, page_id, ordinal, page_title, heading, body) VALUES (?, ?, ?, ?, ?, ?)",
-    ),
+    insertSection: db.prepare("INSERT INTO sections (id, page_id, heading, body_start, body_end) VALUES (?, ?, ?, ?, ?)"),
+    insertSearchRow: db.prepare("INSERT INTO sections_fts (rowid, page_title, heading, body) VALUES (?, ?, ?, ?)"),
   };
-}
-
-/** A full rebuild clears the search table in one step instead of row-by-row trigger deletes. */
-function clearPages(db: Db): void {
-  db.exec(`
-    DROP TRIGGER sections_ad;
-    INSERT INTO sections_fts(sections_fts) VALUES ('delete-all');
-    DELETE FROM sections;
-    DELETE FROM page_topics; DELETE FROM file_refs; DELETE FROM page_sources;
-    DELETE FROM page_citations; DELETE FROM page_links; DELETE FROM pages;
-    CREATE TRIGGER sections_ad AFTER DELETE ON sections BEGIN
-      INSERT INTO sections_fts(sections_fts, rowid, page_title, heading, body)
-      VALUES ('delete', old.id, old.page_title, old.heading, old.body);
-    END;
-  `);
 }
 
 function rebuildTopics(db: Db, parser: PageParser, almanacPath: string): void {

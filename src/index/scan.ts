@@ -146,6 +146,32 @@ function filesOf(almanacPath: string, listings: Record<string, FolderListing>, s
   return files;
 }
 
+/**
+ * Whether every folder still has the listing the snapshot recorded, judged by the folders'
+ * mtimes alone (an entry added, removed or renamed changes its folder's mtime): no folder
+ * is read and no page file stat'ed. False for a folder holding symlinks (their targets may
+ * change without it) or one modified within the racy window of the snapshot. Says nothing
+ * about the page files' contents.
+ */
+export function foldersUnchanged(almanacPath: string, snapshot: ScanSnapshot): boolean {
+  const same = (dir: string, relDir: string): boolean => {
+    const listing = snapshot.folders[relDir];
+    if (!listing || listing.reread) return false;
+    const stats = statOrUndefined(dir);
+    if (!stats || !stats.isDirectory() || stats.mtimeMs !== listing.mtimeMs || isRacy(stats.mtimeMs, snapshot.checkedAt)) return false;
+    if (listing.entries === "") return true;
+    for (const entry of listing.entries.split("/")) {
+      const kind = entry.charCodeAt(0);
+      if (kind === LINKED_D) return false;
+      if (kind !== D) continue;
+      const name = entry.slice(1);
+      if (!same(`${dir}/${name}`, relDir === "" ? name : `${relDir}/${name}`)) return false;
+    }
+    return true;
+  };
+  return same(almanacPath, "");
+}
+
 /** A file or folder modified this close to when it was last checked may change again within the same mtime. */
 const RACY_WINDOW_MS = 2_000;
 

@@ -1,12 +1,22 @@
 import type { Db, Migration } from "../core/sqlite.js";
 
 /**
- * The per-repository index is derived and disposable. Sections feed an external-content
- * FTS5 table kept in step by triggers, so deleting a page (and its sections, by cascade)
- * removes its search rows without a table scan. Section rowids follow layout.ts.
+ * The per-repository index is derived and disposable. Page text is stored nowhere in it:
+ * the search table is contentless FTS5 (its terms only), the writer inserts each section's
+ * text into it directly, and `sections` keeps each section's heading and where its body lies
+ * in the page file, for excerpts. Deleting a page deletes its sections by cascade, and a
+ * trigger their search rows (contentless_delete). Section rowids follow layout.ts.
  */
 
-const SCHEMA = `
+/**
+ * FTS5 buffers new terms in memory up to this size before writing a segment (default 1 MB).
+ * A full build of 10,000 pages then writes a few large segments instead of hundreds of
+ * small ones that must be merged, which was most of the build's write time.
+ */
+const FTS_HASH_BYTES = 16 * 1024 * 1024;
+
+/** Files seen, topics and meta: kept across a full rebuild. */
+const BASE_TABLES = `
         CREATE TABLE files (
           rel_path TEXT PRIMARY KEY,
           size INTEGER NOT NULL,
@@ -17,6 +27,8 @@ const SCHEMA = `
           state TEXT NOT NULL
         ) WITHOUT ROWID;
         CREATE INDEX files_slug ON files(slug);
+        -- The few files that are not pages, which an unknown-page answer checks (src/index/miss.ts).
+        CREATE INDEX files_not_page ON files(state) WHERE state != 'page';
 
         CREATE TABLE file_problems (
           rel_path TEXT NOT NULL,
@@ -27,6 +39,28 @@ const SCHEMA = `
           PRIMARY KEY (rel_path, ordinal)
         ) WITHOUT ROWID;
 
+        CREATE TABLE topics (
+          slug TEXT PRIMARY KEY,
+          title TEXT NOT NULL,
+          description TEXT,
+          declared INTEGER NOT NULL
+        ) WITHOUT ROWID;
+
+        CREATE TABLE topic_parents (
+          child TEXT NOT NULL,
+          parent TEXT NOT NULL,
+          PRIMARY KEY (child, parent)
+        ) WITHOUT ROWID;
+        CREATE INDEX topic_parents_parent ON topic_parents(parent, child);
+
+        CREATE TABLE meta (
+          key TEXT PRIMARY KEY,
+          value TEXT NOT NULL
+        ) WITHOUT ROWID;
+`;
+
+/** Everything derived from pages: dropped and created again by a full rebuild. */
+const PAGE_TABLES = `
         CREATE TABLE pages (
           id INTEGER PRIMARY KEY,
           slug TEXT NOT NULL UNIQUE,
@@ -44,21 +78,6 @@ const SCHEMA = `
           topic TEXT NOT NULL,
           PRIMARY KEY (page_slug, topic)
         ) WITHOUT ROWID;
-        CREATE INDEX page_topics_topic ON page_topics(topic, page_slug);
-
-        CREATE TABLE topics (
-          slug TEXT PRIMARY KEY,
-          title TEXT NOT NULL,
-          description TEXT,
-          declared INTEGER NOT NULL
-        ) WITHOUT ROWID;
-
-        CREATE TABLE topic_parents (
-          child TEXT NOT NULL,
-          parent TEXT NOT NULL,
-          PRIMARY KEY (child, parent)
-        ) WITHOUT ROWID;
-        CREATE INDEX topic_parents_parent ON topic_parents(parent, child);
 
         CREATE TABLE file_refs (
           page_slug TEXT NOT NULL REFERENCES pages(slug) ON DELETE CASCADE,
@@ -67,7 +86,6 @@ const SCHEMA = `
           is_dir INTEGER NOT NULL,
           PRIMARY KEY (page_slug, path, is_dir)
         ) WITHOUT ROWID;
-        CREATE INDEX file_refs_path ON file_refs(path);
 
         CREATE TABLE page_sources (
           page_slug TEXT NOT NULL REFERENCES pages(slug) ON DELETE CASCADE,
@@ -92,37 +110,51 @@ const SCHEMA = `
           target_slug TEXT NOT NULL,
           PRIMARY KEY (source_slug, target_slug)
         ) WITHOUT ROWID;
-        CREATE INDEX page_links_target ON page_links(target_slug, source_slug);
 
         CREATE TABLE sections (
           id INTEGER PRIMARY KEY,
           page_id INTEGER NOT NULL REFERENCES pages(id) ON DELETE CASCADE,
-          ordinal INTEGER NOT NULL,
-          page_title TEXT NOT NULL,
           heading TEXT NOT NULL,
-          body TEXT NOT NULL
+          body_start INTEGER NOT NULL,
+          body_end INTEGER NOT NULL
         );
-        CREATE INDEX sections_page ON sections(page_id);
 
         CREATE VIRTUAL TABLE sections_fts USING fts5(
           page_title, heading, body,
-          content='sections', content_rowid='id',
+          content='', contentless_delete=1,
           tokenize='unicode61 remove_diacritics 2'
         );
-        CREATE TRIGGER sections_ai AFTER INSERT ON sections BEGIN
-          INSERT INTO sections_fts(rowid, page_title, heading, body)
-          VALUES (new.id, new.page_title, new.heading, new.body);
-        END;
+        INSERT INTO sections_fts(sections_fts, rank) VALUES ('hashsize', ${FTS_HASH_BYTES});
         CREATE TRIGGER sections_ad AFTER DELETE ON sections BEGIN
-          INSERT INTO sections_fts(sections_fts, rowid, page_title, heading, body)
-          VALUES ('delete', old.id, old.page_title, old.heading, old.body);
+          DELETE FROM sections_fts WHERE rowid = old.id;
         END;
+`;
 
-        CREATE TABLE meta (
-          key TEXT PRIMARY KEY,
-          value TEXT NOT NULL
-        ) WITHOUT ROWID;
-      `;
+/** Secondary indexes of the page tables: a full rebuild creates them after its bulk insert. */
+const PAGE_INDEXES = `
+        CREATE INDEX page_topics_topic ON page_topics(topic, page_slug);
+        CREATE INDEX file_refs_path ON file_refs(path);
+        CREATE INDEX page_links_target ON page_links(target_slug, source_slug);
+        CREATE INDEX sections_page ON sections(page_id);
+`;
+
+/** The tables a full rebuild replaces, children (and the search table) first. */
+const PAGE_TABLE_NAMES = ["sections_fts", "sections", "page_topics", "file_refs", "page_sources", "page_citations", "page_links", "pages"];
+
+/**
+ * Empties every page table for a full rebuild by dropping and creating them (much faster
+ * than deleting rows one by one through foreign keys and the search table), without their
+ * secondary indexes: the caller creates those with createPageIndexes after inserting.
+ */
+export function recreatePageTables(db: Db): void {
+  db.exec("DROP TRIGGER IF EXISTS sections_ad");
+  for (const table of PAGE_TABLE_NAMES) db.exec(`DROP TABLE IF EXISTS ${table}`);
+  db.exec(PAGE_TABLES);
+}
+
+export function createPageIndexes(db: Db): void {
+  db.exec(PAGE_INDEXES);
+}
 
 /** Every version so far: drop whatever an older build left and create the current schema. */
 function recreate(db: Db): void {
@@ -131,8 +163,12 @@ function recreate(db: Db): void {
     .pluck()
     .all() as string[];
   db.exec("DROP TRIGGER IF EXISTS sections_ai; DROP TRIGGER IF EXISTS sections_ad;");
-  for (const table of tables) db.exec(`DROP TABLE IF EXISTS "${table}"`);
-  db.exec(SCHEMA);
+  // Children before their parents, so no drop deletes rows through foreign keys.
+  const ordered = [...PAGE_TABLE_NAMES.filter((t) => tables.includes(t)), ...tables.filter((t) => !PAGE_TABLE_NAMES.includes(t))];
+  for (const table of ordered) db.exec(`DROP TABLE IF EXISTS "${table}"`);
+  db.exec(BASE_TABLES);
+  db.exec(PAGE_TABLES);
+  db.exec(PAGE_INDEXES);
 }
 
 export const indexMigrations: Migration[] = [
@@ -142,4 +178,5 @@ export const indexMigrations: Migration[] = [
     name: "freshness from a scan snapshot (the digest and folder listings it replaces are dropped)",
     up: (db) => db.exec("DELETE FROM meta WHERE key IN ('stat_signature', 'folder_listings')"),
   },
+  { version: 5, name: "contentless search table; sections keep spans into the page file, not its text", up: recreate },
 ];

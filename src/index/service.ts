@@ -7,6 +7,7 @@ import type { Repository } from "../repositories/model.js";
 import { almanacPathFor, isInitializedRoot } from "../repositories/identity.js";
 import { indexMigrations } from "./schema.js";
 import { IndexWriter, type RefreshOutcome } from "./refresh.js";
+import { provenMiss } from "./miss.js";
 import type { PageParser } from "./parse-file.js";
 import { searchPages, type SearchRequest, type SearchResult } from "./views/search.js";
 import { pageFingerprints, showPage, type PageView } from "./views/pages.js";
@@ -93,6 +94,11 @@ export class WikiIndex {
   }
 
   async show(slug: string): Promise<PageView> {
+    // An unknown page is reported without a refresh when that provably changes nothing.
+    if (this.lastRefresh === null) {
+      const miss = provenMiss(this.db, this.almanacPath, slug);
+      if (miss) throw miss;
+    }
     await this.fresh();
     return showPage(this.db, this.almanacPath, slug);
   }

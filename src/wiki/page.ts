@@ -38,6 +38,9 @@ export function parsePage(input: PageInput): ParsedPage {
   const tokens = parseMarkdown(source);
   const headings = headingsOf(tokens);
   const title = meta.title ?? firstH1(headings) ?? fallbackTitle(input);
+  const { sections, spans } = splitSections(source, headings, title);
+  // `source` starts where the body does: right after the front matter (`prefix`).
+  const offset = split.prefix.length;
 
   return {
     title,
@@ -47,7 +50,8 @@ export function parsePage(input: PageInput): ParsedPage {
     file_refs: fileRefsFromSources(meta.sources),
     links: pageLinks(tokens, input.slug, input.isLanding),
     citations: citationsOf(tokens),
-    sections: splitSections(source, headings, title),
+    sections,
+    section_spans: spans.map(([start, end]) => [offset + start, offset + end]),
     body: split.body.trim(),
     problems,
   };

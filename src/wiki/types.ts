@@ -44,6 +44,8 @@ export type ParsedPage = {
   links: string[];
   citations: string[];
   sections: Section[];
+  /** Where each section's body lies in the page text given to parsePage: `text.slice(start, end)`. */
+  section_spans: [start: number, end: number][];
   body: string;
   problems: PageProblem[];
 };

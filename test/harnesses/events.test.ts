@@ -3,7 +3,7 @@ import { HARNESS_EVENT_KINDS, runEventKindFor, type HarnessEventKind } from "../
 import { HarnessEventSchema, parseHarnessEvent } from "../../src/harnesses/events-schema.js";
 
 describe("runEventKindFor", () => {
-  test("drops text_delta and maps every other kind as lifecycle-operations §4 says", () => {
+  test("drops text_delta and maps every other event kind to its ledger kind", () => {
     const expected: Record<HarnessEventKind, "tool" | "output" | "error" | null> = {
       text_delta: null,
       error: "error",

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, test } from "vitest";
 import { mkdirSync, mkdtempSync, rmSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
+import Database from "better-sqlite3";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openDatabase, type Db } from "../../src/core/sqlite.js";
@@ -160,20 +161,35 @@ describe("incremental refresh", () => {
 });
 
 describe("index schema", () => {
-  test("an index from the digest era loses only its digest and folder listings on upgrade", async () => {
-    h = harness({ "a.md": doc("A") });
-    await h.writer.refresh();
-    h.clock.now += 5_000;
-    await h.writer.refresh();
+  test("an index from before contentless search (v4, section text stored twice) is rebuilt, not broken", async () => {
+    h = harness({ "a.md": doc("A", "alpha words") });
     const file = h.db.name;
-    h.db.exec("INSERT INTO meta (key, value) VALUES ('stat_signature', '{}'), ('folder_listings', '{}'); PRAGMA user_version = 3;");
     h.db.close();
-    const reopened = openDatabase(file, { migrations: indexMigrations, onNewerSchema: "recreate" });
-    h.db = reopened;
-    const keys = reopened.prepare("SELECT key FROM meta ORDER BY key").pluck().all();
-    expect(keys).not.toContain("stat_signature");
-    expect(keys).not.toContain("folder_listings");
-    expect(keys).toContain("scan_snapshot");
-    expect(reopened.prepare("SELECT COUNT(*) FROM pages").pluck().get()).toBe(2);
+    rmSync(file);
+    // The v4 layout: section text in `sections`, an external-content FTS table over it.
+    const old = new Database(file);
+    old.exec(`
+      CREATE TABLE pages (id INTEGER PRIMARY KEY, slug TEXT NOT NULL UNIQUE, rel_path TEXT NOT NULL, title TEXT NOT NULL);
+      CREATE TABLE sections (id INTEGER PRIMARY KEY, page_id INTEGER NOT NULL, ordinal INTEGER NOT NULL, page_title TEXT NOT NULL, heading TEXT NOT NULL, body TEXT NOT NULL);
+      CREATE VIRTUAL TABLE sections_fts USING fts5(page_title, heading, body, content='sections', content_rowid='id');
+      CREATE TRIGGER sections_ai AFTER INSERT ON sections BEGIN
+        INSERT INTO sections_fts(rowid, page_title, heading, body) VALUES (new.id, new.page_title, new.heading, new.body);
+      END;
+      CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+      INSERT INTO pages VALUES (1, 'a', 'a.md', 'A');
+      INSERT INTO sections VALUES (4096, 1, 0, 'A', 'A', 'stale words');
+      INSERT INTO meta VALUES ('scan_snapshot', '{}');
+      PRAGMA user_version = 4;
+    `);
+    old.close();
+    h.db = openDatabase(file, { migrations: indexMigrations, onNewerSchema: "recreate" });
+    h.writer = new IndexWriter({ db: h.db, almanacPath: h.almanac, now: () => h.clock.now, loadParser: async () => createPageParser() });
+    const columns = h.db.prepare("SELECT name FROM pragma_table_info('sections')").pluck().all();
+    expect(columns).toEqual(["id", "page_id", "heading", "body_start", "body_end"]);
+    expect(h.db.prepare("SELECT COUNT(*) FROM meta").pluck().get()).toBe(0);
+    await h.writer.refresh();
+    const ctx = { db: h.db, almanacPath: h.almanac, repositoryRoot: h.dir };
+    expect(searchPages(ctx, { query: "stale" }).total).toBe(0);
+    expect(searchPages(ctx, { query: "alpha" }).hits).toMatchObject([{ slug: "a", matched_heading: "A", excerpt: "alpha words" }]);
   });
 });

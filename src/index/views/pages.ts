@@ -44,37 +44,104 @@ interface PageRow {
  * prefix, a trailing slash or different letter case. Unknown slugs suggest neighbours.
  */
 export function resolveSlug(db: Db, input: string): string {
+  const found = lookupSlug(db, input);
+  if ("missing" in found) throw found.missing;
+  return found.slug;
+}
+
+/**
+ * An unknown slug: the error to report, and every slug the answer depends on (the ones
+ * tried, letter-case matches, suggestions), so a caller can check those pages' files are
+ * as indexed before answering from the index without a refresh (src/index/miss.ts).
+ */
+export interface MissingSlug {
+  missing: ProductError;
+  involved: string[];
+}
+
+export function lookupSlug(db: Db, input: string): { slug: string } | MissingSlug {
   const raw = input.trim();
   if (raw === "") throw invalid("page slug must not be empty");
   const exists = db.prepare("SELECT 1 FROM pages WHERE slug = ?").pluck();
-  if (exists.get(raw)) return raw;
+  if (exists.get(raw)) return { slug: raw };
   let cleaned = raw.replace(/\\/g, "/").replace(/^\.\//, "").replace(/^almanac\//, "").replace(/\/+$/, "");
   cleaned = cleaned.replace(/\/README\.md$/, "").replace(/\.md$/, "");
   if (cleaned === "" || cleaned === "README.md") cleaned = "README";
-  if (exists.get(cleaned)) return cleaned;
+  if (exists.get(cleaned)) return { slug: cleaned };
   const folded = db.prepare("SELECT slug FROM pages WHERE slug = ? COLLATE NOCASE").pluck().all(cleaned) as string[];
-  if (folded.length === 1) return folded[0]!;
+  if (folded.length === 1) return { slug: folded[0]! };
   const suggestions = suggestSlugs(db, cleaned);
   const hint = suggestions.length > 0 ? ` (did you mean ${suggestions.join(", ")}?)` : "";
-  throw new ProductError("not_found", `page not found: ${raw}${hint}`);
+  return {
+    missing: new ProductError("not_found", `page not found: ${raw}${hint}`),
+    involved: [...new Set([raw, cleaned, ...folded, ...suggestions])],
+  };
 }
 
 const SUGGESTION_MIN = 0.6;
 
+/**
+ * The three best neighbours scoring at least SUGGESTION_MIN (ties: slug order). Once three
+ * are held, a candidate must reach the third one's score, so most comparisons stop early.
+ */
 function suggestSlugs(db: Db, wanted: string): string[] {
   const whole = wanted.toLowerCase();
   const last = whole.slice(whole.lastIndexOf("/") + 1);
   const slugs = db.prepare("SELECT slug FROM pages").pluck().all() as string[];
-  const scored: { slug: string; score: number }[] = [];
+  const best: { slug: string; score: number }[] = [];
+  const before = (a: { slug: string; score: number }, b: { slug: string; score: number }) =>
+    b.score - a.score || (a.slug < b.slug ? -1 : 1);
+  let floor = SUGGESTION_MIN;
   for (const slug of slugs) {
     const lower = slug.toLowerCase();
     const tail = lower.slice(lower.lastIndexOf("/") + 1);
-    let score = Math.max(similarityAtLeast(last, tail, SUGGESTION_MIN), similarityAtLeast(whole, lower, SUGGESTION_MIN));
+    // Each similarity is exact when it reaches the floor and 0 below it, so the score is
+    // exact whenever the candidate can still make the list.
+    let score = Math.max(
+      mayReach(last, tail, floor) ? similarityAtLeast(last, tail, floor) : 0,
+      mayReach(whole, lower, floor) ? similarityAtLeast(whole, lower, floor) : 0,
+    );
     if (tail.includes(last) && last.length >= 3) score = Math.max(score, 0.8);
-    if (score >= SUGGESTION_MIN) scored.push({ slug, score });
+    if (score < floor) continue;
+    best.push({ slug, score });
+    best.sort(before);
+    if (best.length > 3) best.pop();
+    if (best.length === 3) floor = Math.max(SUGGESTION_MIN, best[2]!.score);
   }
-  scored.sort((a, b) => b.score - a.score || (a.slug < b.slug ? -1 : 1));
-  return scored.slice(0, 3).map((s) => s.slug);
+  return best.map((s) => s.slug);
+}
+
+const counts = new Int32Array(128);
+
+/**
+ * False when `b` is surely less similar to `a` than `min` (similarityAtLeast's measure):
+ * the characters one string has and the other lacks (as multisets) each need an edit, and
+ * a swap of neighbours changes none of them, so their count bounds the edits from below.
+ * Linear, against the quadratic comparison it saves; strings beyond ASCII are let through.
+ */
+function mayReach(a: string, b: string, min: number): boolean {
+  const allowed = Math.floor((1 - min) * Math.max(a.length, b.length) + 1e-9);
+  if (Math.abs(a.length - b.length) > allowed) return false;
+  let ascii = true;
+  for (let i = 0; i < a.length; i++) {
+    const c = a.charCodeAt(i);
+    if (c >= 128) ascii = false;
+    else counts[c]!++;
+  }
+  let unmatched = 0; // characters of b that a lacks
+  for (let i = 0; ascii && i < b.length; i++) {
+    const c = b.charCodeAt(i);
+    if (c >= 128) ascii = false;
+    else if (counts[c]! > 0) counts[c]!--;
+    else unmatched++;
+  }
+  for (let i = 0; i < a.length; i++) {
+    const c = a.charCodeAt(i);
+    if (c < 128) counts[c] = 0;
+  }
+  if (!ascii) return true;
+  const lacking = a.length - (b.length - unmatched); // characters of a that b lacks
+  return Math.max(unmatched, lacking) <= allowed;
 }
 
 export function showPage(db: Db, almanacPath: string, input: string): PageView {

@@ -7,6 +7,7 @@ import { descendantsOf } from "./topic-graph.js";
 import { excerpter, queryTokens } from "./query.js";
 import { SECTION_SLOTS } from "../layout.js";
 import { trace } from "../../core/trace.js";
+import { sectionText, type SectionRef } from "./section-text.js";
 
 export interface SearchRequest {
   query?: string;
@@ -47,8 +48,11 @@ interface Row {
   topics_json: string;
   sid?: number;
   heading?: string;
-  /** The matched section's text, for the excerpt. */
-  body?: string | null;
+  /** Where the matched section's text lies in the page file, and the file's stat as indexed. */
+  body_start?: number | null;
+  body_end?: number | null;
+  size?: number | null;
+  mtime_ms?: number | null;
 }
 
 export function searchPages(ctx: SearchContext, request: SearchRequest): SearchResult {
@@ -79,7 +83,7 @@ export function searchPages(ctx: SearchContext, request: SearchRequest): SearchR
     updated_at: row.updated_at,
     topics: JSON.parse(row.topics_json) as string[],
     matched_heading: row.heading ?? null,
-    excerpt: row.sid !== undefined && excerpt ? excerpt(row.body ?? "") : null,
+    excerpt: row.sid !== undefined && excerpt ? excerpt(sectionText(ctx.almanacPath, row as SectionRef)) : null,
   }));
   return { hits, total };
 }
@@ -108,8 +112,9 @@ function rankedPages(ctx: SearchContext, tokens: string[], filter: Filter, limit
          )
          WHERE rn = 1 ${filter.active ? `AND page IN (SELECT p.id FROM pages p WHERE ${filter.sql})` : ""}
        )
-       SELECT p.slug, p.title, p.summary, p.rel_path, p.updated_at, p.topics_json, b.sid, coalesce(s.heading, '') AS heading, s.body, b.total
-       FROM best b JOIN pages p ON p.id = b.page LEFT JOIN sections s ON s.id = b.sid
+       SELECT p.slug, p.title, p.summary, p.rel_path, p.updated_at, p.topics_json, b.sid, coalesce(s.heading, '') AS heading,
+              s.body_start, s.body_end, f.size, f.mtime_ms, b.total
+       FROM best b JOIN pages p ON p.id = b.page LEFT JOIN sections s ON s.id = b.sid LEFT JOIN files f ON f.rel_path = p.rel_path
        ${bounded ? "WHERE b.score <= coalesce((SELECT score FROM best ORDER BY score LIMIT 1 OFFSET ?), 1e308)" : ""}
        ORDER BY b.score, p.updated_at DESC, p.slug
        LIMIT ?`,

@@ -1,0 +1,81 @@
+import { afterEach, describe, expect, test } from "vitest";
+import { mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { openDatabase, type Db } from "../../src/core/sqlite.js";
+import { indexMigrations } from "../../src/index/schema.js";
+import { IndexWriter } from "../../src/index/refresh.js";
+import { createPageParser } from "../../src/index/parse-file.js";
+import { searchPages } from "../../src/index/views/search.js";
+import { page, writeWiki } from "../support/cli.js";
+
+/**
+ * The index stores no section text: each section keeps the span of the page file its body
+ * is, and search cuts excerpts from the file. These pin the spans to the text the parser
+ * indexed, through front matter, a BOM, CRLF line endings and nested headings.
+ */
+
+const PAGES: Record<string, string> = {
+  "plain.md": page({ title: "Plain", body: "Lead line about apples.\n\n## Growing\n\nSeeds need water and sun.\n\n### Pests\n\nAphids eat the leaves." }),
+  "crlf-bom.md": `\uFEFF${page({ title: "Windows", body: "Intro with bananas.\r\n\r\n# Second\r\n\r\nCherries in a CRLF body.\r\n" }).replace(/\r?\n/g, "\r\n")}`,
+  "bare.md": "   \n\nNo front matter, only durian text.\n\n",
+  "setext.md": "Title Line\n==========\n\nElderberry under a setext heading.\n\nSub part\n--------\n\nFig after the second.\n",
+};
+
+let dir: string;
+let db: Db;
+afterEach(() => {
+  db?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function indexed(): Promise<{ almanac: string; search: (q: string) => { slug: string; matched_heading: string | null; excerpt: string | null }[] }> {
+  dir = mkdtempSync(join(tmpdir(), "ca-excerpts-"));
+  writeWiki(dir, PAGES);
+  const almanac = join(dir, "almanac");
+  db = openDatabase(join(dir, "state", "index.db"), { migrations: indexMigrations, onNewerSchema: "recreate" });
+  const writer = new IndexWriter({ db, almanacPath: almanac, now: () => Date.now() + 10_000, loadParser: async () => createPageParser() });
+  await writer.refresh();
+  const ctx = { db, almanacPath: almanac, repositoryRoot: dir };
+  return { almanac, search: (q) => searchPages(ctx, { query: q }).hits };
+}
+
+describe("section spans", () => {
+  test("every section's span of the page text is exactly the body the parser indexed", () => {
+    const parser = createPageParser();
+    dir = mkdtempSync(join(tmpdir(), "ca-spans-"));
+    for (const [rel, content] of Object.entries(PAGES)) {
+      const absPath = join(dir, rel);
+      writeFileSync(absPath, content);
+      const parsed = parser.parseFile({ relPath: rel, absPath, size: 0, mtimeMs: 0, slug: rel.slice(0, -3) });
+      const text = new TextDecoder("utf-8").decode(readFileSync(absPath));
+      expect(parsed.page!.sections.length).toBeGreaterThan(0);
+      for (const section of parsed.page!.sections) expect(text.slice(section.start, section.end), rel).toBe(section.body);
+    }
+  });
+});
+
+describe("search excerpts cut from the page file", () => {
+  test("each matched section's excerpt and heading, through front matter, BOM, CRLF and setext headings", async () => {
+    const { search } = await indexed();
+    expect(search("apples")).toMatchObject([{ slug: "plain", matched_heading: "Plain", excerpt: "Lead line about apples." }]);
+    expect(search("aphids")).toMatchObject([{ slug: "plain", matched_heading: "Growing › Pests", excerpt: "Aphids eat the leaves." }]);
+    expect(search("bananas")).toMatchObject([{ slug: "crlf-bom", matched_heading: "Windows", excerpt: "Intro with bananas." }]);
+    expect(search("cherries")).toMatchObject([{ slug: "crlf-bom", matched_heading: "Second", excerpt: "Cherries in a CRLF body." }]);
+    expect(search("durian")).toMatchObject([{ slug: "bare", matched_heading: "bare", excerpt: "No front matter, only durian text." }]);
+    expect(search("elderberry")).toMatchObject([{ slug: "setext", matched_heading: "Title Line", excerpt: "Elderberry under a setext heading." }]);
+    expect(search("fig")).toMatchObject([{ slug: "setext", matched_heading: "Title Line › Sub part", excerpt: "Fig after the second." }]);
+  });
+
+  test("a page rewritten after the refresh gives an excerpt of its current text, never a misplaced cut", async () => {
+    const { almanac, search } = await indexed();
+    const path = join(almanac, "plain.md");
+    writeFileSync(path, page({ title: "Plain", body: "Completely new opening text.\n\n## Growing\n\nAphids moved here, earlier in the file." }));
+    const later = new Date(Date.now() + 5_000);
+    utimesSync(path, later, later);
+    // Searched without a refresh in between: the index still has the old spans.
+    const [hit] = search("aphids");
+    expect(hit).toMatchObject({ slug: "plain", matched_heading: "Growing › Pests" });
+    expect(hit!.excerpt).toBe("Completely new opening text. ## Growing Aphids moved here, earlier in the file.");
+  });
+});
