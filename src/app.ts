@@ -313,7 +313,10 @@ export class App {
       onWrite: () => (this.loadedConfig = undefined),
       // The state database's write lock doubles as the config file's: SQLite queues the
       // waiters and frees the lock of a process that dies mid-edit.
-      exclusive: (edit) => this.stateDb.transaction(edit).immediate(),
+      exclusive: (edit) => {
+        this.hooks.run("configBeforeLock");
+        return this.stateDb.transaction(edit).immediate();
+      },
       beforeWrite: () => this.hooks.run("configBeforeWrite"),
     });
   }

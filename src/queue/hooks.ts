@@ -16,6 +16,7 @@ export type HookName =
   | "workerLostLock"
   | "beforeClaim"
   | "syncBeforeReserve"
+  | "configBeforeLock"
   | "configBeforeWrite";
 
 export interface Hooks {

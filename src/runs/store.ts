@@ -339,7 +339,7 @@ export class RunStore {
           const parsed = parseSpec(row.spec_json);
           const record = toRecord(row);
           if (parsed.ok) return { record, spec: parsed.spec };
-          this.applyChange(row.run_id, finishChange(record, now, { status: "failed", error: parsed.error, category: "internal_error" }));
+          this.applyChange(row.run_id, finishChange(record, now, { status: "failed", error: parsed.error, category: "internal_error", errorEvent: parsed.error }));
         }
       })
       .immediate();

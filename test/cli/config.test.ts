@@ -6,7 +6,7 @@ import { expectFailure, expectOk, expectSyntaxScreen } from "./helpers.js";
 
 /** Fake `crontab` (and a `systemctl` that never answers): schedules land in a file of the sandbox. */
 const CONFIG_BIN = join(ROOT, "test", "fixtures", "config-bin");
-/** How long the racing second `config set` may take to finish on its own. */
+/** How long the racing second `config set`, once at the lock, may take to finish on its own. */
 const SECOND_SET_WINDOW_S = 3;
 const KEYS =
   "auto_commit, harness.default, harness.model, runs.timeout, runs.idle_timeout, automation.sync.enabled, automation.sync.every, automation.garden.enabled, automation.garden.every";
@@ -188,14 +188,22 @@ describe("config set and unset", () => {
   });
   test("two sets at once both land: the second waits for the first's write instead of overwriting it", async () => {
     const { box, file, ca } = fresh();
+    const atLock = join(box.dir, "second.at-lock");
     const done = join(box.dir, "second.code");
-    // Between the first set reading config.toml and replacing it, a second set starts and
-    // gets up to SECOND_SET_WINDOW_S to finish. Without the lock it finishes in that window
-    // and the first write then drops its key; with the lock it waits and edits the new file.
-    const second = `${process.execPath} ${BIN} config set harness.default codex`;
-    const hook = `(${second} >/dev/null 2>&1; echo $? > ${done}) & timeout ${SECOND_SET_WINDOW_S} tail --pid=$! -f /dev/null; true`;
+    // The first set, between reading config.toml and replacing it, starts a second one and
+    // waits until that one has reached the lock. Unlocked, the second would then read, write
+    // and exit within milliseconds, and the first write would drop its key; so the first
+    // gives it SECOND_SET_WINDOW_S to do that before writing. Locked, it waits instead.
+    const secondHooks = JSON.stringify({ configBeforeLock: `touch ${atLock}` });
+    const second = `CODEALMANAC_TEST_HOOKS='${secondHooks}' ${process.execPath} ${BIN} config set harness.default codex`;
+    const hook = [
+      `(${second} >/dev/null 2>&1; echo $? > ${done}) &`,
+      `while [ ! -e ${atLock} ]; do sleep 0.02; done;`,
+      `timeout ${SECOND_SET_WINDOW_S} tail --pid=$! -f /dev/null; true`,
+    ].join(" ");
     const first = ca(["config", "set", "runs.timeout", "45m"], { CODEALMANAC_TEST_HOOKS: JSON.stringify({ configBeforeWrite: hook }) });
     expectOk(first);
+    expect(existsSync(atLock)).toBe(true);
     await waitFor(() => existsSync(done) && readFileSync(done, "utf8").trim() !== "", 20_000, "the second set to end");
     expect(readFileSync(done, "utf8").trim()).toBe("0");
     const text = readFileSync(file, "utf8");

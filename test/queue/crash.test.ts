@@ -6,6 +6,7 @@ import {
   allRuns,
   checkAndCleanUpAfterEach,
   emptyRepo,
+  events,
   expectOneRunAtATime,
   garden,
   hooks,
@@ -111,7 +112,10 @@ describe("crashes", () => {
     releaseQueue(box);
     box.run(["jobs"]);
     await waitForIdle(box);
-    expect(readRun(box, bad.run_id)).toMatchObject({ status: "failed", failure_category: "internal_error" });
+    const failed = readRun(box, bad.run_id)!;
+    expect(failed).toMatchObject({ status: "failed", failure_category: "internal_error" });
+    // Its reason is in its transcript too, just before the status, like every other failure's.
+    expect(events(box, bad.run_id).map((e) => e.message)).toEqual(["queued garden", failed.error, "failed"]);
     expect(readRun(box, good.run_id)?.status).toBe("done");
     expect(expectOneRunAtATime(box)).toBe(1);
   });
