@@ -251,6 +251,9 @@ describe.skipIf(skipReason !== null)("viewer in a browser: reading the wiki", ()
     expect(await tab.page.getByTestId("error").count()).toBe(0);
     expect(await tab.page.getByTestId("wiki-switcher").locator("option").allTextContents()).toEqual(["No wikis"]);
     expect(await tab.page.getByTestId("wiki-switcher").isDisabled()).toBe(true);
+    // The rail's sections say they are empty rather than showing bare headings.
+    expect(await tab.page.getByTestId("pages-tree").locator("li").allTextContents()).toEqual(["No pages yet"]);
+    expect(await tab.page.getByTestId("topics-list").locator("li").allTextContents()).toEqual(["No topics"]);
     await screenshot(tab, "no-wikis");
   });
 });

@@ -109,7 +109,12 @@ export function createRail(root) {
         switcher.append(el("option", { text: label, attrs: { value: wiki.name, title: wiki.root_path } }));
       }
       if (current && !names.includes(current)) switcher.append(el("option", { text: `${current} (unknown)`, attrs: { value: current } }));
-      if (switcher.options.length === 0) switcher.append(el("option", { text: "No wikis", attrs: { value: "" } }));
+      if (switcher.options.length === 0) {
+        switcher.append(el("option", { text: "No wikis", attrs: { value: "" } }));
+        // No wiki means no overview will ever fill the tree and topics: say so instead of empty headings.
+        clear(tree).append(el("li", { class: "muted", text: "No pages yet" }));
+        clear(topics).append(el("li", { class: "muted", text: "No topics" }));
+      }
       switcher.value = current ?? "";
       switcher.disabled = switcher.options.length <= 1;
       const selected = wikis.find((wiki) => wiki.name === current);
