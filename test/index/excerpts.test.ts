@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from "vitest";
-import { mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openDatabase, type Db } from "../../src/core/sqlite.js";
@@ -77,5 +77,20 @@ describe("search excerpts cut from the page file", () => {
     const [hit] = search("aphids");
     expect(hit).toMatchObject({ slug: "plain", matched_heading: "Growing › Pests" });
     expect(hit!.excerpt).toBe("Completely new opening text. ## Growing Aphids moved here, earlier in the file.");
+  });
+
+  test("a page rewritten to the same size with a new mtime gives an excerpt of its current text, never a cut at the old spans", async () => {
+    const { almanac, search } = await indexed();
+    const path = join(almanac, "plain.md");
+    const indexedStat = statSync(path);
+    // Same byte length as PAGES["plain.md"]; the text the old Pests span covered is now elsewhere.
+    writeFileSync(path, page({ title: "Plain", body: "Aphids lead the way, now.\n\n## Growing\n\nSeeds need water and sun.\n\n### Pests\n\nLeaves are all safe." }));
+    const later = new Date(indexedStat.mtimeMs + 5_000);
+    utimesSync(path, later, later);
+    // Only the mtime tells this file from the one indexed (src/index/views/section-text.ts).
+    expect(statSync(path).size).toBe(indexedStat.size);
+    const [hit] = search("aphids");
+    expect(hit).toMatchObject({ slug: "plain", matched_heading: "Growing › Pests" });
+    expect(hit!.excerpt).toBe("Aphids lead the way, now. ## Growing Seeds need water and sun. ### Pests Leaves are all safe.");
   });
 });

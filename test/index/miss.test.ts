@@ -29,16 +29,26 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** A wiki whose files and folders all date from PAST, indexed by a refresh whose clock is 10 s ahead. */
-async function indexed(files: Record<string, string | Buffer>): Promise<void> {
+/** A time after PAST, and a refresh clock that has it inside the racy window (isRacy in src/index/scan.ts: 2 s). */
+const RECENT = new Date(PAST.getTime() + 30_000);
+const RACY_CLOCK = RECENT.getTime() + 1_000;
+
+/**
+ * A wiki whose files and folders all date from PAST, indexed by a refresh whose clock is 10 s
+ * ahead. With `recent`, those paths date from RECENT instead and every refresh's clock is
+ * RACY_CLOCK, so they are in the racy window while everything else is well outside it.
+ */
+async function indexed(files: Record<string, string | Buffer>, recent: string[] = []): Promise<void> {
   dir = mkdtempSync(join(tmpdir(), "ca-miss-"));
   const text = Object.fromEntries(Object.entries(files).filter(([, v]) => typeof v === "string")) as Record<string, string>;
   writeWiki(dir, text);
   almanac = join(dir, "almanac");
   for (const [rel, content] of Object.entries(files)) if (typeof content !== "string") put(rel, content);
   agePaths();
+  for (const rel of recent) utimesSync(join(almanac, rel), RECENT, RECENT);
+  const now = recent.length > 0 ? () => RACY_CLOCK : () => Date.now() + 10_000;
   db = openDatabase(join(dir, "state", "index.db"), { migrations: indexMigrations, onNewerSchema: "recreate" });
-  writer = new IndexWriter({ db, almanacPath: almanac, now: () => Date.now() + 10_000, loadParser: async () => createPageParser() });
+  writer = new IndexWriter({ db, almanacPath: almanac, now, loadParser: async () => createPageParser() });
   await writer.refresh();
 }
 
@@ -103,10 +113,26 @@ describe("an unknown page answered without a refresh", () => {
     expect(await refreshedAnswer("guides/setpu")).toBe("found guides/setpu");
   });
 
-  test("a page added just now (its folder in the racy window): refresh first", async () => {
-    await indexed(WIKI);
+  test("a page added to a folder in the racy window, the folder's mtime unchanged: refresh first", async () => {
+    await indexed(WIKI, ["guides"]);
     put("guides/setpu.md", doc("Typo page"));
+    // The folder keeps exactly the mtime the snapshot recorded: only the racy window can tell.
+    utimesSync(join(almanac, "guides"), RECENT, RECENT);
     expect(provenMiss(db, almanac, "guides/setpu")).toBeNull();
+    expect(await refreshedAnswer("guides/setpu")).toBe("found guides/setpu");
+  });
+
+  test("a non-page file in the racy window made a page in place, same size and mtime: refresh first", async () => {
+    const blob = Buffer.from(doc("Blob"));
+    const binary = Buffer.from(blob);
+    binary[1] = 0x00; // a NUL byte: not a page (src/index/parse-file.ts), and the same size as the page it becomes
+    await indexed({ ...WIKI, "notes/blob.md": binary }, ["notes/blob.md"]);
+    put("notes/blob.md", blob);
+    // The file keeps exactly the size and mtime the manifest recorded, and its folder is untouched.
+    utimesSync(join(almanac, "notes/blob.md"), RECENT, RECENT);
+    agePaths("notes");
+    expect(provenMiss(db, almanac, "notes/blob")).toBeNull();
+    expect(await refreshedAnswer("notes/blob")).toBe("found notes/blob");
   });
 
   test("a binary file made a page in place (no folder change): refresh first", async () => {

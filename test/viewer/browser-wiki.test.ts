@@ -150,6 +150,10 @@ describe.skipIf(skipReason !== null)("viewer in a browser: reading the wiki", ()
     expect((await titles()).sort()).toEqual(["Cache", "Run queue"]);
     expect(await page.getByTestId("search-query").inputValue()).toBe("eviction");
     expect(await page.title()).toBe("Search: eviction | CodeAlmanac");
+    // Excerpts read as text: the page's citation and link syntax are not shown.
+    const cacheExcerpt = await results.locator(".page-row", { hasText: "Cache" }).locator(".match-excerpt").textContent();
+    expect(cacheExcerpt).toContain("eviction is least recently used.");
+    expect(cacheExcerpt).not.toMatch(/\[@|\]\(/);
     await screenshot(tab, "search");
 
     await page.reload();

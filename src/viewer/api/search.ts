@@ -3,6 +3,7 @@ import { join, relative } from "node:path";
 import { isDirectory } from "../../core/fs.js";
 import type { SearchHit } from "../../index/views/search.js";
 import { normalizeRefPath } from "../../wiki/file-refs.js";
+import { plainText } from "../../wiki/plain-text.js";
 import type { ViewerDeps } from "../deps.js";
 import { limitParam, repositoryPathParam } from "../params.js";
 import { selectedWiki, type ViewerEnv } from "../selection.js";
@@ -52,6 +53,7 @@ function searchPage(almanacPath: string, hit: SearchHit) {
     topics: hit.topics,
     updated_at: iso(hit.updated_at * 1000),
     matched_heading: hit.matched_heading,
-    excerpt: hit.excerpt,
+    // Shown as text in the browser, so without Markdown marks; the CLI and MCP keep them for agents.
+    excerpt: hit.excerpt === null ? null : plainText(hit.excerpt),
   };
 }

@@ -1,0 +1,33 @@
+import { markdown, type Token } from "./markdown.js";
+
+/** A citation as pages write it, `[@id]` or `[@a] [@b]`, with the space before it. */
+const CITATION = /\s*\[@[^\]\s]+\]/g;
+
+/**
+ * A line of Markdown as a reader sees it: emphasis, code marks and link targets dropped,
+ * link and image text kept, citations removed. For excerpts shown as plain text, which
+ * may start or end in the middle of a construct; what does not parse stays as written.
+ */
+export function plainText(source: string): string {
+  const pieces: { text: string; literal: boolean }[] = [];
+  for (const token of markdown().parseInline(source, {})[0]?.children ?? []) collect(token, pieces);
+  let out = "";
+  let run = "";
+  for (const piece of pieces) {
+    if (piece.literal) {
+      out += run.replace(CITATION, "") + piece.text;
+      run = "";
+    } else {
+      run += piece.text;
+    }
+  }
+  return (out + run.replace(CITATION, "")).replace(/\s+/g, " ").trim();
+}
+
+/** Escapes and entities are literal: `\[@id]` is text, never a citation. */
+function collect(token: Token, pieces: { text: string; literal: boolean }[]): void {
+  if (token.type === "text") pieces.push({ text: token.content, literal: false });
+  else if (token.type === "text_special" || token.type === "code_inline") pieces.push({ text: token.content, literal: true });
+  else if (token.type === "softbreak" || token.type === "hardbreak") pieces.push({ text: " ", literal: false });
+  else if (token.type === "image") for (const child of token.children ?? []) collect(child, pieces);
+}
