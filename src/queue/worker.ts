@@ -110,6 +110,7 @@ export class QueueWorker {
     const dispatch = { runId, executionId, workerToken: owner.token, logPath: next.record.logPath };
     let child = this.takeStandby();
     if (!child.executor.dispatch(dispatch)) {
+      log(`worker ${owner.pid}: dispatch of run ${runId} to standby ${child.executor.pid} failed (the standby has exited); starting a fresh executor`);
       child = this.spawnStandby();
       if (!child.executor.dispatch(dispatch)) {
         const message = `could not start an executor for run ${runId}`;

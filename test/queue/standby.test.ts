@@ -123,7 +123,11 @@ describe("standby executors", () => {
     expect(runs.map((r) => r.executor_pid)).not.toContain(dead);
     const [worker] = lockHolderPids(box);
     const log = workerLog(box);
-    expect(log).toContain(`worker ${worker}: run ${b!.run_id} → executor ${runs[1]!.executor_pid}`);
+    // The dispatch to the dead standby was tried and failed; then a fresh executor ran the run.
+    const failed = `worker ${worker}: dispatch of run ${b!.run_id} to standby ${dead} failed (the standby has exited); starting a fresh executor`;
+    const executed = `worker ${worker}: run ${b!.run_id} → executor ${runs[1]!.executor_pid}`;
+    expect(log).toContain(failed);
+    expect(log.indexOf(executed)).toBeGreaterThan(log.indexOf(failed));
     expect(log).not.toContain("could not start an executor");
     expect(expectOneRunAtATime(box)).toBe(2);
   });
