@@ -1,16 +1,7 @@
-import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync } from "node:fs";
+import { readTextIfExists } from "../core/fs.js";
 import { dirname } from "node:path";
 import { writeFileAtomic } from "../wiki/atomic-write.js";
-
-/** A file's text, or null when it does not exist. */
-export function readTextIfPresent(path: string): string | null {
-  try {
-    return readFileSync(path, "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
-    throw error;
-  }
-}
 
 /** Replaces the file so a reader (or the scheduler) never sees half of it. */
 export function writeTextAtomic(path: string, content: string): void {
@@ -20,7 +11,7 @@ export function writeTextAtomic(path: string, content: string): void {
 
 /** Writes only when the content differs; says whether it wrote. */
 export function writeIfChanged(path: string, content: string): boolean {
-  if (readTextIfPresent(path) === content) return false;
+  if (readTextIfExists(path) === content) return false;
   writeTextAtomic(path, content);
   return true;
 }

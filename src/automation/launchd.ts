@@ -6,7 +6,8 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { ProductError } from "../core/errors.js";
 import { commandFailureLine } from "../core/command.js";
-import { readTextIfPresent, removeIfPresent, writeIfChanged } from "./files.js";
+import { removeIfPresent, writeIfChanged } from "./files.js";
+import { readTextIfExists } from "../core/fs.js";
 import { launchAgentPath, launchAgentPlist, launchdLabel, readProgramArguments } from "./launchd-plist.js";
 import type { AutomationTask } from "./model.js";
 import { runTool, succeeded, toolFailure, type InstallRequest, type InstalledSchedule, type SchedulerAdapter, type SchedulerContext } from "./scheduler.js";
@@ -38,7 +39,7 @@ export function launchdScheduler(ctx: SchedulerContext): SchedulerAdapter {
     async install({ task, everyMs, command, anchor }: InstallRequest) {
       const location = launchAgentPath(ctx.home, task);
       const plist = launchAgentPlist(task, everyMs, command);
-      const installed = readTextIfPresent(location);
+      const installed = readTextIfExists(location);
       if (installed === plist && (await loaded(task))) return { location, changed: false };
       mkdirSync(dirname(command.logPath), { recursive: true });
       if (intervalChanged(installedInterval(installed), everyMs)) anchor();
@@ -62,7 +63,7 @@ export function launchdScheduler(ctx: SchedulerContext): SchedulerAdapter {
 
     async status(task: AutomationTask): Promise<InstalledSchedule> {
       const location = launchAgentPath(ctx.home, task);
-      const plist = readTextIfPresent(location);
+      const plist = readTextIfExists(location);
       const notes: string[] = [];
       let enabled = false;
       if (plist !== null) {

@@ -9,7 +9,8 @@
 import { join } from "node:path";
 import * as z from "zod/mini";
 import type { StatePaths } from "../core/paths.js";
-import { readTextIfPresent, removeIfPresent, writeTextAtomic } from "./files.js";
+import { removeIfPresent, writeTextAtomic } from "./files.js";
+import { readTextIfExists } from "../core/fs.js";
 import type { AutomationTask, TaskRunRecord } from "./model.js";
 
 const time = z.number().check(z.int(), z.nonnegative());
@@ -36,7 +37,7 @@ export function finishTaskRun(paths: StatePaths, task: AutomationTask, exitCode:
 
 /** The last recorded run; a missing or unreadable record reads as none. */
 export function readTaskRun(paths: StatePaths, task: AutomationTask): TaskRunRecord | null {
-  const parsed = RunFile.safeParse(parseJson(readTextIfPresent(taskRunPath(paths, task))));
+  const parsed = RunFile.safeParse(parseJson(readTextIfExists(taskRunPath(paths, task))));
   if (!parsed.success) return null;
   return { startedAt: parsed.data.started_at, finishedAt: parsed.data.finished_at, exitCode: parsed.data.exit_code };
 }
@@ -62,7 +63,7 @@ export function dropScheduleAnchor(paths: StatePaths, task: AutomationTask): voi
 }
 
 export function readScheduleAnchor(paths: StatePaths, task: AutomationTask): number | null {
-  const parsed = ScheduleFile.safeParse(parseJson(readTextIfPresent(scheduleAnchorPath(paths, task))));
+  const parsed = ScheduleFile.safeParse(parseJson(readTextIfExists(scheduleAnchorPath(paths, task))));
   return parsed.success ? parsed.data.since : null;
 }
 

@@ -4,7 +4,8 @@
  */
 import { mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { readTextIfPresent, removeIfPresent, writeIfChanged } from "./files.js";
+import { removeIfPresent, writeIfChanged } from "./files.js";
+import { readTextIfExists } from "../core/fs.js";
 import type { AutomationTask } from "./model.js";
 import {
   mustRun,
@@ -81,8 +82,8 @@ async function installTimer(units: SystemdUnits, { task, everyMs, command, ancho
   const location = units.timerPath(task);
   const service = serviceUnit(task, everyMs, command);
   const timer = timerUnit(task, everyMs);
-  const installedService = readTextIfPresent(units.servicePath(task));
-  const installedTimer = readTextIfPresent(location);
+  const installedService = readTextIfExists(units.servicePath(task));
+  const installedTimer = readTextIfExists(location);
   if (installedService === service && installedTimer === timer) {
     const state = await units.timerState(task);
     if (state.enabled && state.active) return { location, changed: false };
@@ -106,9 +107,9 @@ async function installTimer(units: SystemdUnits, { task, everyMs, command, ancho
 
 async function uninstallTimer(units: SystemdUnits, task: AutomationTask, reachable: boolean): Promise<ScheduleChange> {
   const location = units.timerPath(task);
-  const present = readTextIfPresent(location) !== null || readTextIfPresent(units.servicePath(task)) !== null;
+  const present = readTextIfExists(location) !== null || readTextIfExists(units.servicePath(task)) !== null;
   if (!present) return { location, changed: false };
-  if (reachable && readTextIfPresent(location) !== null) await units.systemctl("disable", "--now", timerUnitName(task));
+  if (reachable && readTextIfExists(location) !== null) await units.systemctl("disable", "--now", timerUnitName(task));
   removeIfPresent(location);
   removeIfPresent(units.servicePath(task));
   if (reachable) await units.systemctl("daemon-reload");
@@ -117,8 +118,8 @@ async function uninstallTimer(units: SystemdUnits, task: AutomationTask, reachab
 
 async function timerStatus(units: SystemdUnits, task: AutomationTask): Promise<InstalledSchedule> {
   const location = units.timerPath(task);
-  const timer = readTextIfPresent(location);
-  const service = readTextIfPresent(units.servicePath(task));
+  const timer = readTextIfExists(location);
+  const service = readTextIfExists(units.servicePath(task));
   const notes: string[] = [];
   let enabled = false;
   if (timer !== null && service === null) notes.push(`${units.servicePath(task)} is missing`);

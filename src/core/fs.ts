@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from "node:fs";
+import { readFileSync, realpathSync, statSync } from "node:fs";
 
 export function isFile(path: string): boolean {
   try {
@@ -23,5 +23,14 @@ export function readTextIfExists(path: string): string | null {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
     throw error;
+  }
+}
+
+/** The path with every symlink resolved, or null when it cannot be (missing, unreadable). */
+export function realpathOrNull(path: string): string | null {
+  try {
+    return realpathSync(path);
+  } catch {
+    return null;
   }
 }

@@ -104,6 +104,12 @@ export class LiveIndexes {
     return created;
   }
 
+  /** A wiki that went away: its watches point at folders that no longer exist. */
+  drop(repositoryId: string): void {
+    this.live.get(repositoryId)?.close();
+    this.live.delete(repositoryId);
+  }
+
   close(): void {
     for (const index of this.live.values()) index.close();
     this.live.clear();

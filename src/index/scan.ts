@@ -1,4 +1,5 @@
 import { readdirSync, realpathSync, statSync, type Stats } from "node:fs";
+import { realpathOrNull } from "../core/fs.js";
 import { join, relative, sep } from "node:path";
 
 export interface ScannedFile {
@@ -68,7 +69,7 @@ export function scanWiki(almanacPath: string, previous?: ScanSnapshot | null): W
   const topicsStat = statOrNull(join(almanacPath, "topics.yaml"));
   const before = previous ? decodeStats(previous.stats) : null;
   const state: WalkState = {
-    rootReal: safeRealpath(almanacPath) ?? almanacPath,
+    rootReal: realpathOrNull(almanacPath) ?? almanacPath,
     ancestors: new Set(),
     linkedDirs: new Set(),
     previous: previous ?? null,
@@ -355,13 +356,6 @@ function statOrUndefined(path: string): Stats | undefined {
   }
 }
 
-function safeRealpath(path: string): string | null {
-  try {
-    return realpathSync(path);
-  } catch {
-    return null;
-  }
-}
 
 function isInside(path: string, root: string): boolean {
   const rel = relative(root, path);

@@ -1,4 +1,4 @@
-import { realpathSync } from "node:fs";
+import { realpathOrNull } from "../core/fs.js";
 import { isAbsolute, posix, relative, sep } from "node:path";
 import { expandHome } from "../core/paths.js";
 import { invalid } from "../core/errors.js";
@@ -30,10 +30,3 @@ function insideRoot(path: string, root: string): string | null {
   return null;
 }
 
-function realpathOrNull(path: string): string | null {
-  try {
-    return realpathSync(path);
-  } catch {
-    return null;
-  }
-}

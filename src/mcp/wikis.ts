@@ -1,5 +1,5 @@
 import { ProductError, isProductError, invalid } from "../core/errors.js";
-import { LiveIndex } from "../index/freshness.js";
+import { LiveIndexes, type LiveIndex } from "../index/freshness.js";
 import type { WikiIndex } from "../index/service.js";
 import { almanacPathFor, repositoryStatus } from "../repositories/identity.js";
 import type { Repository } from "../repositories/model.js";
@@ -25,9 +25,11 @@ export function noWikiMessage(cwd: string): string {
  * (see src/index/freshness.ts).
  */
 export class Wikis {
-  private readonly live = new Map<string, LiveIndex>();
+  private readonly live: LiveIndexes;
 
-  constructor(private readonly deps: Pick<McpDeps, "cwd" | "wiki" | "repositories" | "openIndex" | "watch">) {}
+  constructor(private readonly deps: Pick<McpDeps, "cwd" | "wiki" | "repositories" | "openIndex" | "watch">) {
+    this.live = new LiveIndexes({ open: (repository) => deps.openIndex(repository), watch: deps.watch });
+  }
 
   /** The wiki a call without a `wiki` argument reads, or the one it names. */
   repository(requested?: string): Repository {
@@ -72,7 +74,7 @@ export class Wikis {
     const repository = this.repository(requested);
     const status = repositoryStatus(repository.rootPath);
     if (status !== "available") {
-      this.drop(repository.repositoryId);
+      this.live.drop(repository.repositoryId);
       const missing = status === "missing_repo" ? repository.rootPath : almanacPathFor(repository.rootPath);
       throw new ProductError(
         "not_found",
@@ -84,28 +86,12 @@ export class Wikis {
 
   async open(requested?: string): Promise<OpenWiki> {
     const repository = this.available(requested);
-    const live = this.liveIndex(repository);
+    const live = this.live.get(repository);
     await live.ensureFresh();
     return { repository, live, index: live.index };
   }
 
   close(): void {
-    for (const live of this.live.values()) live.close();
-    this.live.clear();
-  }
-
-  private liveIndex(repository: Repository): LiveIndex {
-    const known = this.live.get(repository.repositoryId);
-    if (known && known.index.repository.rootPath === repository.rootPath) return known;
-    known?.close();
-    const created = new LiveIndex(this.deps.openIndex(repository), { watch: this.deps.watch });
-    this.live.set(repository.repositoryId, created);
-    return created;
-  }
-
-  /** A wiki that went away: its watches point at folders that no longer exist. */
-  private drop(repositoryId: string): void {
-    this.live.get(repositoryId)?.close();
-    this.live.delete(repositoryId);
+    this.live.close();
   }
 }

@@ -1,4 +1,5 @@
-import { readFileSync, realpathSync, statSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
+import { realpathOrNull } from "../core/fs.js";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import type { Repository } from "./model.js";
 
@@ -103,10 +104,3 @@ function readOrEmpty(path: string): string {
   }
 }
 
-function realpathOrNull(path: string): string | null {
-  try {
-    return realpathSync(path);
-  } catch {
-    return null;
-  }
-}

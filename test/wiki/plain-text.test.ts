@@ -12,6 +12,7 @@ describe("plainText", () => {
     expect(plainText("Takeover is safe [@worker] [@lock-store]. Write \\[@id] or `[@id]` to cite.")).toBe(
       "Takeover is safe. Write [@id] or [@id] to cite.",
     );
+    expect(plainText("Grouped [@a; @b] and listed [@c, @d] citations go too.")).toBe("Grouped and listed citations go too.");
   });
 
   test("a construct cut by the excerpt window stays as written", () => {

@@ -8,6 +8,7 @@ import { excerpter, queryTokens } from "./query.js";
 import { SECTION_SLOTS } from "../layout.js";
 import { trace } from "../../core/trace.js";
 import { sectionText, type SectionRef } from "./section-text.js";
+import type { PageRow } from "./viewer.js";
 
 export interface SearchRequest {
   query?: string;
@@ -39,13 +40,8 @@ export interface SearchContext {
   repositoryRoot: string;
 }
 
-interface Row {
-  slug: string;
-  title: string;
-  summary: string | null;
-  rel_path: string;
-  updated_at: number;
-  topics_json: string;
+/** The page columns every list reads, plus the section that matched. */
+interface Row extends PageRow {
   sid?: number;
   heading?: string;
   /** Where the matched section's text lies in the page file, and the file's stat as indexed. */
