@@ -14,6 +14,7 @@ import type { Config } from "./config/config.js";
 import type { CommandRunner } from "./core/command.js";
 import { hooksFromEnv, type Hooks } from "./queue/hooks.js";
 import { DEFAULT_WORKER_CONFIG, type ProcessControl, type Spawner, type WorkerTiming } from "./queue/ports.js";
+import { RunEnvironments } from "./queue/run-environment.js";
 import type { ProducerDeps } from "./queue/producer.js";
 import type { QueueWorker } from "./queue/worker.js";
 import type { ExecutorDeps } from "./queue/executor.js";
@@ -57,6 +58,7 @@ export class App {
   private processSpawner?: Spawner;
   private sourcesService?: SourcesService;
   private automationFacade?: Automation;
+  private runEnvironments?: RunEnvironments;
 
   constructor(readonly options: AppOptions) {
     this.paths = statePaths(options.env);
@@ -89,6 +91,11 @@ export class App {
       activeRunCount: (id) => this.runs.countActiveRuns(id),
       removeDerivedState: (id) => this.index.remove(id),
     }));
+  }
+
+  /** Each queued run's environment, waiting for its executor in the run's folder. */
+  get environments(): RunEnvironments {
+    return (this.runEnvironments ??= new RunEnvironments(this.paths.runs, this.now));
   }
 
   get index(): IndexService {
@@ -138,6 +145,8 @@ export class App {
       now: this.now,
       runLogDir: this.paths.runLogs,
       staleAfterMs: this.timing.staleAfterMs,
+      environments: this.environments,
+      env: this.options.env,
     };
   }
 
@@ -167,8 +176,13 @@ export class App {
   }
 
   async sources(): Promise<SourcesService> {
+    return (this.sourcesService ??= await this.sourcesIn(this.options.env));
+  }
+
+  /** Sources resolved and prepared with the commands (git, gh) of one environment. */
+  private async sourcesIn(env: NodeJS.ProcessEnv): Promise<SourcesService> {
     const [{ SourcesService }, run] = await Promise.all([import("./sources/service.js"), this.commands()]);
-    return (this.sourcesService ??= new SourcesService({ run, env: this.options.env }));
+    return new SourcesService({ run, env });
   }
 
   async jobs(): Promise<JobsService> {
@@ -183,6 +197,7 @@ export class App {
       log: (line) => this.log(line),
       cancelGraceMs: this.timing.cancelGraceMs,
       runsDir: this.paths.runs,
+      environments: this.environments,
     });
   }
 
@@ -197,6 +212,7 @@ export class App {
       now: this.now,
       log: (line) => this.log(line),
       config: { ...this.timing, runTimeoutMs: (await this.config()).runTimeoutMs },
+      environments: this.environments,
     });
   }
 
@@ -208,7 +224,8 @@ export class App {
       hooks: this.hooks,
       now: this.now,
       log: (line) => this.log(line),
-      operations: async (executionId) => {
+      environments: this.environments,
+      operations: async (executionId, queuedWith) => {
         const [{ LifecycleRunner }, { loadAdapter }, { runTimeoutMs, runIdleTimeoutMs }, commands, { EXECUTION_ENV }] = await Promise.all([
           import("./lifecycle/runner.js"),
           import("./harnesses/registry.js"),
@@ -216,17 +233,19 @@ export class App {
           this.commands(),
           import("./queue/ports.js"),
         ]);
+        // The run executes in the environment of the command that queued it; every process the
+        // agent starts also inherits the marker, so the whole tree can be found later.
+        const env = { ...(queuedWith ?? this.options.env), [EXECUTION_ENV]: executionId };
         return new LifecycleRunner({
           runs: this.runs,
           index: this.index,
           harness: loadAdapter,
-          materials: this.runMaterials(commands),
+          materials: this.runMaterials(commands, env),
           commands,
           runDir: (runId) => join(this.paths.runs, runId),
           now: this.now,
           log: (line) => this.log(line),
-          // Every process the agent starts inherits the marker, so the whole tree can be found later.
-          env: { ...this.options.env, [EXECUTION_ENV]: executionId },
+          env,
           runTimeoutMs,
           runIdleTimeoutMs,
         });
@@ -234,11 +253,11 @@ export class App {
     };
   }
 
-  /** Each operation's material loads only when a run of that kind needs it. */
-  private runMaterials(commands: CommandRunner): RunMaterials {
+  /** Each operation's material loads only when a run of that kind needs it, in the run's environment. */
+  private runMaterials(commands: CommandRunner, env: NodeJS.ProcessEnv): RunMaterials {
     return {
       sources: async (spec, context) => {
-        const [{ parseSourceRefs }, service] = await Promise.all([import("./sources/service.js"), this.sources()]);
+        const [{ parseSourceRefs }, service] = await Promise.all([import("./sources/service.js"), this.sourcesIn(env)]);
         // Specs queued before sources were resolved at queue time carry only the addresses.
         const refs =
           spec.sources.length > 0
@@ -252,7 +271,7 @@ export class App {
       },
       build: async (root, budgetChars) => {
         const { buildInventory } = await import("./lifecycle/context/build.js");
-        return buildInventory({ root, run: commands, env: this.options.env, budgetChars });
+        return buildInventory({ root, run: commands, env, budgetChars });
       },
     };
   }
@@ -375,7 +394,11 @@ export class App {
       now: this.now,
       lookbackMs: async () => (await this.config()).automation.sync.everyMs,
       prepareIngest: (repository, addresses, options) => lifecycle.prepareIngest(repository, addresses, options),
-      insertRun: (repository, spec) => insertRun({ runs: this.runs, now: this.now, runLogDir: this.paths.runLogs }, { repository, kind: "ingest", spec }),
+      insertRun: (repository, spec) =>
+        insertRun(
+          { runs: this.runs, now: this.now, runLogDir: this.paths.runLogs, environments: this.environments, env: this.options.env },
+          { repository, kind: "ingest", spec },
+        ),
       wake: () => void spawner.spawnWorker(),
       hooks: this.hooks,
     });
@@ -396,6 +419,10 @@ export class App {
       indexes: new LiveIndexes({ open: (repository) => this.index.open(repository), watch: this.options.env.CODEALMANAC_VIEWER_WATCH !== "0" }),
       runs: this.runs,
       cancelRun: async (runId, repositoryId) => (await this.jobs()).cancel(runId, repositoryId),
+      followed: () => {
+        const watch = this.jobs().then((jobs) => jobs.abandonedWatch());
+        return { check: async (record) => (await watch).check(record) };
+      },
       log: (line) => this.options.notice(line),
       timing: { pollMs: 150, heartbeatMs: 15_000 },
     });

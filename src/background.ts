@@ -13,53 +13,73 @@ import { parseRunId } from "./runs/ids.js";
 
 export async function runBackground(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
-  const { options, standby } = parseArgs(rest);
   let sink: (text: string) => void = (text) => void process.stderr.write(text);
   const log = (line: string) => sink(`${new Date().toISOString()} [${process.pid}] ${line}\n`);
+  let parsed: Arguments;
+  try {
+    parsed = parseArgs(command, rest);
+  } catch (error) {
+    // A usage error is one line and exit 2, like every other entry point.
+    process.stderr.write(`codealmanac: ${oneLine(error)}\n`);
+    return 2;
+  }
   const app = new App({ env: process.env, notice: log, log });
   try {
-    if (command === "__run-worker") {
-      const maxRuns = options.get("--max-runs");
+    if (parsed.command === "__run-worker") {
       const worker = await app.worker();
-      const result = await worker.drain(maxRuns !== undefined ? { maxRuns: positiveInteger(maxRuns) } : {});
+      const result = await worker.drain(parsed.maxRuns !== undefined ? { maxRuns: parsed.maxRuns } : {});
       process.stdout.write(
         JSON.stringify({ lock_acquired: result.lockAcquired, ending: result.ending, processed: result.processed.map((r) => r.runId) }) +
           "\n",
       );
       return 0;
     }
-    if (!standby) throw new UsageError("usage: __run-executor --standby (the worker starts it and writes its run to stdin)");
     const deps = await app.executorDeps();
     // Booted ahead of its run: wait for the worker to hand one over (EOF means not needed).
     const line = (await readAll(process.stdin)).trim();
     if (line === "") return 0;
     const dispatch = decodeDispatch(line);
-    if (!dispatch) throw new UsageError(`__run-executor: not a dispatch: ${line.slice(0, 200)}`);
+    if (!dispatch) {
+      log(`__run-executor: not a dispatch: ${line.slice(0, 200)}`);
+      return 2;
+    }
     const file = openRunLog(dispatch.logPath);
     sink = (text) => void appendFileSync(file, text);
     const request = { runId: dispatch.runId, executionId: dispatch.executionId, workerToken: dispatch.workerToken };
     return await executeRun(deps, { ...request, runId: parseRunId(request.runId) });
   } catch (error) {
     log(`${command} failed: ${error instanceof Error ? (error.stack ?? error.message) : oneLine(error)}`);
-    return error instanceof UsageError ? 2 : 1;
+    return 1;
   } finally {
     app.close();
   }
 }
 
-class UsageError extends Error {}
+type Arguments = { command: "__run-worker"; maxRuns?: number } | { command: "__run-executor" };
 
-function parseArgs(args: string[]): { options: Map<string, string>; standby: boolean } {
-  const options = new Map<string, string>();
-  let standby = false;
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!;
-    if (arg === "--standby") standby = true;
-    else if (!arg.startsWith("--")) throw new UsageError(`unexpected argument ${arg}`);
-    else if (["--max-runs", "--cwd"].includes(arg) && i + 1 < args.length) options.set(arg, args[++i]!);
-    else throw new UsageError(`unknown option ${arg}`);
+const WORKER_USAGE = "usage: __run-worker [--max-runs <n>] (lifecycle commands start it)";
+const EXECUTOR_USAGE = "usage: __run-executor --standby (the worker starts it and writes its run to stdin)";
+
+function parseArgs(command: string | undefined, args: string[]): Arguments {
+  if (command === "__run-worker") {
+    let maxRuns: number | undefined;
+    for (let i = 0; i < args.length; i++) {
+      const arg = args[i]!;
+      if (arg === "--max-runs" && i + 1 < args.length) maxRuns = positiveInteger(args[++i]!);
+      else throw new Error(`${describeArgument(arg)}; ${WORKER_USAGE}`);
+    }
+    return maxRuns === undefined ? { command } : { command, maxRuns };
   }
-  return { options, standby };
+  if (args.length !== 1 || args[0] !== "--standby") {
+    const wrong = args.find((arg) => arg !== "--standby");
+    throw new Error(wrong === undefined ? EXECUTOR_USAGE : `${describeArgument(wrong)}; ${EXECUTOR_USAGE}`);
+  }
+  return { command: "__run-executor" };
+}
+
+function describeArgument(arg: string): string {
+  if (arg === "--max-runs") return "--max-runs needs a value";
+  return arg.startsWith("-") ? `unknown option ${arg}` : `unexpected argument ${arg}`;
 }
 
 function readAll(stream: NodeJS.ReadableStream): Promise<string> {
@@ -78,6 +98,6 @@ function openRunLog(path: string): string {
 }
 
 function positiveInteger(text: string): number {
-  if (!/^\d+$/.test(text) || Number(text) < 1) throw new UsageError(`--max-runs must be a positive integer, got ${text}`);
+  if (!/^\d+$/.test(text) || Number(text) < 1) throw new Error(`--max-runs must be a positive integer, got ${text}`);
   return Number(text);
 }

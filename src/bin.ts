@@ -24,10 +24,12 @@ if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
   process.stdout.write(`codealmanac ${VERSION}\n`);
 } else if (args[0] === "__run-worker" || args[0] === "__run-executor") {
   const cache = compileCache();
-  void import("./background.js").then(async ({ runBackground }) => {
-    process.exitCode = await runBackground(args);
-    saveCompileCache(cache);
-  });
+  void import("./background.js")
+    .then(async ({ runBackground }) => {
+      process.exitCode = await runBackground(args);
+      saveCompileCache(cache);
+    })
+    .catch(failedToStart);
 } else {
   const cache = compileCache();
   void import("./cli/main.js").then(async ({ main }) => {
@@ -37,7 +39,14 @@ if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
     await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
     saveCompileCache(cache);
     process.exit();
-  });
+  }).catch(failedToStart);
+}
+
+/** Whatever escapes an entry point (a chunk that cannot load, say) is one line, never a stack. */
+function failedToStart(error: unknown): void {
+  const text = error instanceof Error ? error.message : String(error);
+  process.stderr.write(`codealmanac: ${text.split("\n", 1)[0]}\n`);
+  process.exitCode = 1;
 }
 
 /** Installed before the first chunk loads; CODEALMANAC_NO_COMPILE_CACHE=1 turns it off. */

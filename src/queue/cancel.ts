@@ -4,6 +4,7 @@ import type { RunStore } from "../runs/store.js";
 import type { Hooks } from "./hooks.js";
 import type { ProcessControl } from "./ports.js";
 import { targetFor } from "./reaper.js";
+import type { RunEnvironments } from "./run-environment.js";
 
 export interface CancelDeps {
   runs: RunStore;
@@ -11,6 +12,7 @@ export interface CancelDeps {
   hooks: Hooks;
   now: () => number;
   graceMs: number;
+  environments: RunEnvironments;
 }
 
 export interface CancelOutcome {
@@ -27,7 +29,11 @@ export interface CancelOutcome {
 export async function cancelRun(deps: CancelDeps, runId: string): Promise<CancelOutcome> {
   const { runs, processes, now } = deps;
   const intent = runs.requestCancellation(runId, now());
-  if (intent.record.status !== "running") return intent;
+  if (intent.record.status !== "running") {
+    // A queued run cancelled here never reaches an executor to take its environment.
+    if (intent.changed) deps.environments.discard(runId);
+    return intent;
+  }
   const execution = intent.record.execution;
   if (!execution) {
     throw new ProductError("execution_failed", `run ${runId} is running but has no recorded executor; try again shortly`);
@@ -52,6 +58,7 @@ export async function cancelRun(deps: CancelDeps, runId: string): Promise<Cancel
   }
   deps.hooks.run("cancelBeforeFinish");
   const finished = runs.finishCancellation(runId, now(), execution.executionId);
+  deps.environments.discard(runId);
   // The worker may have written `cancelled` first, on seeing its executor exit after our
   // intent: this request still caused the cancellation.
   const caused = finished.changed || (intent.changed && finished.record.status === "cancelled");

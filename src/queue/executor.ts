@@ -4,6 +4,7 @@ import { parseSpec } from "../runs/spec.js";
 import type { RunStore } from "../runs/store.js";
 import type { Hooks } from "./hooks.js";
 import { EXIT_NOT_MINE, type ProcessControl } from "./ports.js";
+import type { RunEnvironments } from "./run-environment.js";
 
 /** The lifecycle side: runs one claimed run to a terminal state (done or failed). */
 export interface OperationRunner {
@@ -16,8 +17,12 @@ export interface ExecutorDeps {
   hooks: Hooks;
   now: () => number;
   log: (line: string) => void;
-  /** The lifecycle runner for one execution; everything it starts carries the execution's marker in its environment. */
-  operations: (executionId: string) => Promise<OperationRunner>;
+  environments: RunEnvironments;
+  /**
+   * The lifecycle runner for one execution, in the environment the run was queued with (null:
+   * none was kept, so the executor's own); everything it starts carries the execution's marker.
+   */
+  operations: (executionId: string, env: NodeJS.ProcessEnv | null) => Promise<OperationRunner>;
 }
 
 export interface ExecuteRequest {
@@ -48,6 +53,11 @@ export async function executeRun(deps: ExecutorDeps, request: ExecuteRequest): P
     return EXIT_NOT_MINE;
   }
   log(`executor ${self.pid}: claimed run ${request.runId}`);
+  // Taken at once: the secrets in it stay on disk only while the run waits in the queue.
+  const env = deps.environments.take(request.runId);
+  if (!env) {
+    runs.appendEvent(request.runId, now(), "warning", "the environment this run was queued with was not found; it runs in the worker's environment");
+  }
   deps.hooks.run("afterClaim");
   const record = runs.requireRun(request.runId);
   const parsed = parseSpec(record.specJson);
@@ -56,7 +66,7 @@ export async function executeRun(deps: ExecutorDeps, request: ExecuteRequest): P
     return 1;
   }
   try {
-    await (await deps.operations(request.executionId)).run(record, parsed.spec);
+    await (await deps.operations(request.executionId, env)).run(record, parsed.spec);
     const final = runs.requireRun(request.runId);
     log(`executor ${self.pid}: run ${request.runId} ended ${final.status}`);
     return final.status === "done" ? 0 : 1;

@@ -10,6 +10,8 @@ import { reapOrphanedRuns } from "./reaper.js";
 import { wakeWorkerIfNeeded, type ProducerDeps } from "./producer.js";
 import { cancelRun, type CancelOutcome } from "./cancel.js";
 import { sleep } from "../core/sleep.js";
+import { AbandonedRunWatch } from "./abandoned.js";
+import type { RunEnvironments } from "./run-environment.js";
 
 export interface JobsDeps {
   runs: RunStore;
@@ -22,6 +24,7 @@ export interface JobsDeps {
   cancelGraceMs: number;
   /** Where each run's folder lives (material written for its prompt). */
   runsDir: string;
+  environments: RunEnvironments;
 }
 
 export interface AttachUpdate {
@@ -34,9 +37,21 @@ export interface AttachUpdate {
 export class JobsService {
   constructor(private readonly deps: JobsDeps) {}
 
-  async recover(): Promise<void> {
+  /** Reaps runs whose executor is gone, then wakes a worker for stranded queued work; returns that worker's pid. */
+  async recover(): Promise<number | null> {
     await reapOrphanedRuns(this.deps);
-    wakeWorkerIfNeeded(this.deps.producer);
+    return wakeWorkerIfNeeded(this.deps.producer);
+  }
+
+  /** For a follower: recovers a followed run that nobody looks after any more (see AbandonedRunWatch). */
+  abandonedWatch(): AbandonedRunWatch {
+    return new AbandonedRunWatch({
+      locks: this.deps.locks,
+      processes: this.deps.processes,
+      now: this.deps.now,
+      staleAfterMs: this.deps.producer.staleAfterMs,
+      recover: () => this.recover(),
+    });
   }
 
   // The reads of the `jobs` command: each one recovers first.
@@ -98,14 +113,17 @@ export class JobsService {
   /**
    * Follows a run: only events after the last one seen are read. When the run turns
    * terminal before its terminal status event is visible, it waits one more interval.
+   * A run whose worker and executor are gone is recovered, so the follow always ends.
    */
   async *attach(runId: string, options: { intervalMs: number; repositoryId?: string; signal?: AbortSignal }): AsyncGenerator<AttachUpdate> {
     this.show(runId, options.repositoryId);
+    const watch = this.abandonedWatch();
     let last = 0;
     let settled = false;
     let sawTerminalEvent = false;
     while (!options.signal?.aborted) {
-      const record = this.deps.runs.requireRun(runId);
+      let record = this.deps.runs.requireRun(runId);
+      if (await watch.check(record)) record = this.deps.runs.requireRun(runId);
       const events = this.deps.runs.listEvents(runId, last);
       const terminal = isTerminal(record.status);
       if (events.some((e) => e.kind === "status" && e.message === record.status)) sawTerminalEvent = true;

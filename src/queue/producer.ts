@@ -6,6 +6,7 @@ import type { RunStore } from "../runs/store.js";
 import type { LockStore } from "../runs/lock-store.js";
 import type { Repository } from "../repositories/model.js";
 import type { ProcessControl, Spawner } from "./ports.js";
+import type { RunEnvironments } from "./run-environment.js";
 
 export interface ProducerDeps {
   runs: RunStore;
@@ -15,6 +16,10 @@ export interface ProducerDeps {
   now: () => number;
   runLogDir: string;
   staleAfterMs: number;
+  /** Where each queued run's environment waits for its executor. */
+  environments: RunEnvironments;
+  /** The environment of this command: the runs it queues execute with it. */
+  env: NodeJS.ProcessEnv;
 }
 
 export interface Receipt {
@@ -51,10 +56,22 @@ export function enqueueAndWake(deps: ProducerDeps, request: EnqueueRequest): { r
 /**
  * Inserts a queued run without waking a worker. Callers that queue inside a larger
  * transaction (sync moves its cursors in the same commit) wake the worker after it.
+ * The run's environment is on disk before the run is committed, so no executor can
+ * claim it first; if the insert fails, the environment is removed again.
  */
-export function insertRun(deps: Pick<ProducerDeps, "runs" | "now" | "runLogDir">, request: EnqueueRequest): RunRecord {
+export function insertRun(deps: Pick<ProducerDeps, "runs" | "now" | "runLogDir" | "environments" | "env">, request: EnqueueRequest): RunRecord {
   const now = deps.now();
   const runId = newRunId(request.kind, now);
+  deps.environments.save(runId, deps.env);
+  try {
+    return commitRun(deps, runId, now, request);
+  } catch (error) {
+    deps.environments.discard(runId);
+    throw error;
+  }
+}
+
+function commitRun(deps: Pick<ProducerDeps, "runs" | "runLogDir">, runId: string, now: number, request: EnqueueRequest): RunRecord {
   return deps.runs.enqueueRun({
     runId,
     repositoryId: request.repository.repositoryId,

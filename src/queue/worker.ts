@@ -4,9 +4,11 @@ import type { RunRecord } from "../runs/model.js";
 import type { QueuedRun, RunStore } from "../runs/store.js";
 import { parseSpec } from "../runs/spec.js";
 import type { Hooks } from "./hooks.js";
-import { EXECUTION_ENV, EXIT_NOT_MINE, type ExecutionTarget, type ExitInfo, type ProcessControl, type Spawner, type StandbyExecutor, type WorkerTiming } from "./ports.js";
+import { EXECUTION_ENV, EXIT_NOT_MINE, type Dispatch, type ExecutionTarget, type ExitInfo, type ProcessControl, type Spawner, type StandbyExecutor, type WorkerTiming } from "./ports.js";
 import { reapOrphanedRuns, targetFor } from "./reaper.js";
 import { describeExit, humanSpan } from "./describe.js";
+import type { RunEnvironments } from "./run-environment.js";
+import { oneLine } from "../core/errors.js";
 
 export interface WorkerConfig extends WorkerTiming {
   runTimeoutMs: number;
@@ -22,6 +24,7 @@ export interface WorkerDeps {
   now: () => number;
   log: (line: string) => void;
   config: WorkerConfig;
+  environments: RunEnvironments;
 }
 
 interface Standby {
@@ -36,6 +39,16 @@ export interface DrainResult {
   /** Why the drain ended. */
   ending: "lock_held" | "released" | "max_runs" | "ownership_lost";
 }
+
+/** How an executor's supervision ended: its exit, and why the worker stopped it, if it did. */
+interface Supervised {
+  exit: ExitInfo;
+  /** The timeout's message when the worker stopped the run for exceeding runs.timeout. */
+  timedOut: string | null;
+}
+
+/** Rounds of SIGKILL sweeps (each waits a few seconds) before a run with a surviving process is left running. */
+const CLEANUP_ROUNDS = 3;
 
 /**
  * Drains the queue under the global worker lock: one executor child per run, then
@@ -70,37 +83,68 @@ export class QueueWorker {
     }, config.heartbeatMs);
 
     const processed: RunRecord[] = [];
-    let ending: DrainResult["ending"] = "released";
+    let ending: DrainResult["ending"] | null = null;
+    let failure: unknown = null;
     try {
-      await reapOrphanedRuns({ runs, processes, now, log });
-      await this.adoptLiveExecutions(owner);
-      for (;;) {
-        if (this.ownershipLost) {
-          ending = "ownership_lost";
-          break;
-        }
-        if (options.maxRuns !== undefined && processed.length >= options.maxRuns) {
-          ending = "max_runs";
-          break;
-        }
-        const next = runs.takeNextQueued(now(), parseSpec);
-        if (!next) {
-          this.deps.hooks.run("beforeIdleRelease");
-          const handoff = locks.releaseWorkerIfIdle(owner);
-          if (handoff === "work_available") continue;
-          ending = handoff === "released" ? "released" : "ownership_lost";
-          break;
-        }
-        processed.push(await this.execute(next, owner));
-      }
+      ending = await this.drainOwned(owner, processed, options.maxRuns);
+      return { lockAcquired: true, processed, ending };
+    } catch (error) {
+      failure = error;
+      throw error;
     } finally {
       this.standby?.executor.dismiss();
       this.standby = null;
       clearInterval(heartbeat);
-      if (ending !== "released") locks.releaseWorker(owner);
-      log(`worker ${self.pid}: drain ended (${ending}) after ${processed.length} run(s)`);
+      // The idle handoff already deleted the lock; any other ending gives it up here, so a
+      // drain that failed never leaves a lock that blocks the next worker.
+      if (ending !== "released") this.giveUp(owner);
+      const why = ending ?? `failed: ${oneLine(failure)}`;
+      log(`worker ${self.pid}: drain ended (${why}) after ${processed.length} run(s)`);
+      if (ending === "released") this.sweepEnvironments();
     }
-    return { lockAcquired: true, processed, ending };
+  }
+
+  private giveUp(owner: LockOwner): void {
+    try {
+      this.deps.locks.releaseWorker(owner);
+    } catch (error) {
+      // The lock of a worker that has exited is taken over at once by the next one.
+      this.deps.log(`worker ${owner.pid}: could not release the queue lock: ${oneLine(error)}`);
+    }
+  }
+
+  private async drainOwned(owner: LockOwner, processed: RunRecord[], maxRuns: number | undefined): Promise<DrainResult["ending"]> {
+    const { runs, locks, now } = this.deps;
+    await this.reap();
+    await this.adoptLiveExecutions(owner);
+    for (;;) {
+      if (this.ownershipLost) return "ownership_lost";
+      if (maxRuns !== undefined && processed.length >= maxRuns) return "max_runs";
+      // A run left running because a process of it survived cleanup is finished once it is gone.
+      await this.reap();
+      const next = runs.takeNextQueued(now(), parseSpec);
+      if (!next) {
+        this.deps.hooks.run("beforeIdleRelease");
+        const handoff = locks.releaseWorkerIfIdle(owner);
+        if (handoff === "work_available") continue;
+        return handoff;
+      }
+      processed.push(await this.execute(next, owner));
+    }
+  }
+
+  private reap(): Promise<number> {
+    const { runs, processes, now, log, environments } = this.deps;
+    return reapOrphanedRuns({ runs, processes, now, log, environments });
+  }
+
+  /** What crashes left: the environments of runs that ended without an executor to take them. */
+  private sweepEnvironments(): void {
+    try {
+      this.deps.environments.sweep((runIds) => this.deps.runs.statusesOf(runIds));
+    } catch (error) {
+      this.deps.log(`worker ${this.deps.processes.self().pid}: could not sweep run environments: ${oneLine(error)}`);
+    }
   }
 
   private async execute(next: QueuedRun, owner: LockOwner): Promise<RunRecord> {
@@ -109,27 +153,39 @@ export class QueueWorker {
     const executionId = newToken();
     const dispatch = { runId, executionId, workerToken: owner.token, logPath: next.record.logPath };
     let child = this.takeStandby();
-    if (!child.executor.dispatch(dispatch)) {
+    if (!this.handOver(child, dispatch)) {
       log(`worker ${owner.pid}: dispatch of run ${runId} to standby ${child.executor.pid} failed (the standby has exited); starting a fresh executor`);
       child = this.spawnStandby();
-      if (!child.executor.dispatch(dispatch)) {
+      if (!this.handOver(child, dispatch)) {
         const message = `could not start an executor for run ${runId}`;
         log(`worker ${owner.pid}: ${message}`);
-        return runs.failUnclaimedRun(runId, this.deps.now(), owner.token, message).record;
+        return this.ended(runs.failUnclaimedRun(runId, this.deps.now(), owner.token, message).record);
       }
     }
     // The next executor boots while this run executes, so the queue never waits for a cold start.
     this.standby = this.spawnStandby();
     const target: ExecutionTarget = {
       pid: child.executor.pid,
-      startTime: child.startTime ?? owner.startTime,
+      startTime: child.startTime!,
       pgid: child.executor.pid,
       marker: { key: EXECUTION_ENV, value: executionId },
     };
     log(`worker ${owner.pid}: run ${runId} → executor ${child.executor.pid}`);
     this.deps.hooks.run("workerAfterSpawn");
-    const exit = await this.supervise(runId, executionId, target, child.executor.exited);
-    return this.reconcile(runId, executionId, target, exit, owner);
+    const supervised = await this.supervise(runId, executionId, target, child.executor.exited);
+    return this.reconcile(runId, executionId, target, supervised, owner);
+  }
+
+  /**
+   * Only a standby whose start time was read can be handed a run: that start time is what
+   * every later check of the execution's identity compares against.
+   */
+  private handOver(child: Standby, dispatch: Dispatch): boolean {
+    if (child.startTime === null) {
+      child.executor.dismiss();
+      return false;
+    }
+    return child.executor.dispatch(dispatch);
   }
 
   private standby: Standby | null = null;
@@ -155,8 +211,8 @@ export class QueueWorker {
       log(`worker ${owner.pid}: adopting run ${run.runId} (executor ${execution.pid} outlived its worker)`);
       const target = targetFor(execution);
       const exited = this.pollUntilGone(execution);
-      const exit = await this.supervise(run.runId, execution.executionId, target, exited);
-      await this.reconcile(run.runId, execution.executionId, target, exit, owner);
+      const supervised = await this.supervise(run.runId, execution.executionId, target, exited);
+      await this.reconcile(run.runId, execution.executionId, target, supervised, owner);
     }
   }
 
@@ -167,10 +223,23 @@ export class QueueWorker {
     return { code: null, signal: null };
   }
 
-  /** Waits for the executor while enforcing the run timeout and finishing abandoned cancellations. */
-  private supervise(runId: string, executionId: string, target: ExecutionTarget, exited: Promise<ExitInfo>): Promise<ExitInfo> {
+  /**
+   * Waits for the executor while enforcing the run timeout and finishing abandoned
+   * cancellations. A stop only ends processes; reconciliation, after the executor's exit,
+   * records why, so the outcome is written once, by one path, and only when nothing of the
+   * run is left alive.
+   */
+  private supervise(runId: string, executionId: string, target: ExecutionTarget, exited: Promise<ExitInfo>): Promise<Supervised> {
     const { runs, processes, now, log, config } = this.deps;
     let stopping = false;
+    let timedOut: string | null = null;
+    const stop = async (why: string) => {
+      stopping = true;
+      const result = await processes.stopExecution(target, config.cancelGraceMs);
+      if (result.confirmed) return;
+      log(`run ${runId}: ${why}, but processes are still alive: ${result.survivors.join(", ")}; trying again`);
+      stopping = false;
+    };
     const check = async () => {
       if (stopping) return;
       try {
@@ -178,58 +247,45 @@ export class QueueWorker {
         if (!record || record.status !== "running" || record.execution?.executionId !== executionId) return;
         const elapsed = now() - (record.startedAt ?? record.createdAt);
         if (elapsed > config.runTimeoutMs) {
-          stopping = true;
+          timedOut = `run exceeded runs.timeout (${humanSpan(config.runTimeoutMs)})`;
           log(`run ${runId}: exceeded runs.timeout (${humanSpan(config.runTimeoutMs)}); stopping executor ${target.pid}`);
-          const stop = await processes.stopExecution(target, config.cancelGraceMs);
-          runs.finishRun(
-            runId,
-            now(),
-            {
-              status: "failed",
-              category: "timeout",
-              error: `run exceeded runs.timeout (${humanSpan(config.runTimeoutMs)})${stop.confirmed ? "" : `; processes still alive: ${stop.survivors.join(", ")}`}`,
-              errorEvent: `run exceeded runs.timeout (${humanSpan(config.runTimeoutMs)}) and was stopped`,
-            },
-            executionId,
-          );
+          await stop("the timeout stopped it");
         } else if (record.cancelRequestedAt !== null && now() - record.cancelRequestedAt > config.abandonedCancelMs) {
-          stopping = true;
           log(`run ${runId}: cancellation was requested but not carried out; the worker stops the executor`);
-          await processes.stopExecution(target, config.cancelGraceMs);
+          await stop("the worker stopped it for its cancellation");
         }
       } catch (error) {
         log(`run ${runId}: supervision check failed: ${(error as Error).message}`);
       }
     };
-    // One check at a time; and the executor's exit is reported only once a check that
-    // is stopping it has recorded why, so reconcile never mistakes a timeout for a crash.
+    // One check at a time; the exit is reported once a check that is stopping the
+    // executor has finished, so reconcile knows whether the worker stopped it and why.
     let current: Promise<void> | null = null;
     const tick = () => {
       current ??= check().finally(() => {
         current = null;
       });
     };
-    return new Promise<ExitInfo>((resolve) => {
+    return new Promise<Supervised>((resolve) => {
       const timer = setInterval(tick, config.superviseMs);
       void exited.then(async (exit) => {
         clearInterval(timer);
         if (current) await current;
-        resolve(exit);
+        resolve({ exit, timedOut });
       });
     });
   }
 
-  /** After the executor exits: clean up its processes, then make sure the run is terminal. */
-  private async reconcile(
-    runId: string,
-    executionId: string,
-    target: ExecutionTarget,
-    exit: ExitInfo,
-    owner: LockOwner,
-  ): Promise<RunRecord> {
-    const { runs, processes, now, log } = this.deps;
-    const leftovers = await processes.killLeftovers(target);
-    if (!leftovers.confirmed) log(`run ${runId}: processes survived cleanup: ${leftovers.survivors.join(", ")}`);
+  /**
+   * After the executor exits: kill what is left of its processes, then make sure the run is
+   * terminal. A run is never called finished while a process of it is alive: when one
+   * survives every SIGKILL sweep, the run stays running with a warning naming it, and a later
+   * reap finishes it once it is gone.
+   */
+  private async reconcile(runId: string, executionId: string, target: ExecutionTarget, supervised: Supervised, owner: LockOwner): Promise<RunRecord> {
+    const { runs, now, log } = this.deps;
+    const { exit, timedOut } = supervised;
+    const survivors = await this.cleanUp(target);
     const record = runs.requireRun(runId);
     if (record.status === "queued") {
       if (exit.code === EXIT_NOT_MINE) {
@@ -238,12 +294,39 @@ export class QueueWorker {
         return record;
       }
       const message = `executor ${target.pid} ${describeExit(exit)} before claiming the run`;
-      return runs.failUnclaimedRun(runId, now(), owner.token, message).record;
+      return this.ended(runs.failUnclaimedRun(runId, now(), owner.token, message).record);
     }
-    if (record.status !== "running" || record.execution?.executionId !== executionId) return record;
-    if (record.cancelRequestedAt !== null) return runs.finishCancellation(runId, now(), executionId).record;
+    if (record.status !== "running" || record.execution?.executionId !== executionId) return this.ended(record);
+    if (survivors.length > 0) {
+      const message = `processes of this run survived cleanup (still alive: ${survivors.join(", ")}); it stays running until they are gone`;
+      log(`run ${runId}: ${message}`);
+      runs.appendEvent(runId, now(), "warning", message);
+      return record;
+    }
+    if (timedOut) {
+      const finish = { status: "failed", category: "timeout", error: timedOut, errorEvent: `${timedOut} and was stopped` } as const;
+      return this.ended(runs.finishRun(runId, now(), finish, executionId).record);
+    }
+    if (record.cancelRequestedAt !== null) return this.ended(runs.finishCancellation(runId, now(), executionId).record);
     const message = `executor ${target.pid} ${describeExit(exit)} without finishing the run`;
     const finish = { status: "failed", category: "internal_error", error: message, errorEvent: message } as const;
-    return runs.finishRun(runId, now(), finish, executionId).record;
+    return this.ended(runs.finishRun(runId, now(), finish, executionId).record);
+  }
+
+  /** SIGKILL sweeps until nothing of the execution is alive, a bounded number of times; returns the survivors. */
+  private async cleanUp(target: ExecutionTarget): Promise<number[]> {
+    let survivors: number[] = [];
+    for (let round = 0; round < CLEANUP_ROUNDS; round++) {
+      const leftovers = await this.deps.processes.killLeftovers(target);
+      if (leftovers.confirmed) return [];
+      survivors = leftovers.survivors;
+    }
+    return survivors;
+  }
+
+  /** A run that has ended no longer needs the environment it was queued with. */
+  private ended(record: RunRecord): RunRecord {
+    if (record.status !== "queued" && record.status !== "running") this.deps.environments.discard(record.runId);
+    return record;
   }
 }

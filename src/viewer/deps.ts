@@ -2,8 +2,10 @@ import type { LiveIndexes } from "../index/freshness.js";
 import type { CancelOutcome } from "../queue/cancel.js";
 import type { Repository } from "../repositories/model.js";
 import type { RepositoryListing } from "../repositories/service.js";
+import type { RunRecord } from "../runs/model.js";
 import type { RunStore } from "../runs/store.js";
 import type { AssetTable } from "./static.js";
+import type { StreamSlots } from "./stream-slots.js";
 
 /** What the viewer's routes need; app.ts builds it (see `App.viewer`). */
 export interface ViewerDeps {
@@ -20,6 +22,10 @@ export interface ViewerDeps {
   runs: RunStore;
   /** The same cancellation as `jobs cancel`. */
   cancelRun(runId: string, repositoryId: string): Promise<CancelOutcome>;
+  /** A follower's check, as `jobs attach` makes it: recovers a followed run nobody looks after; true when it did. */
+  followed(): { check(record: RunRecord): Promise<boolean> };
+  /** The open job streams, bounded per client and in all. */
+  streams: StreamSlots;
   assets: AssetTable;
   access: Access;
   /** One line for the server's log (stderr): unexpected failures with their details. */

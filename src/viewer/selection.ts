@@ -1,4 +1,5 @@
 import type { Context } from "hono";
+import type { HttpBindings } from "@hono/node-server";
 import { isProductError } from "../core/errors.js";
 import type { Freshness, LiveIndex } from "../index/freshness.js";
 import type { Repository } from "../repositories/model.js";
@@ -7,6 +8,8 @@ import { noWiki } from "./errors.js";
 
 export interface ViewerEnv {
   Variables: { wiki?: SelectedWiki };
+  /** The Node request behind each call (the client's address bounds its event streams). */
+  Bindings: HttpBindings;
 }
 
 export interface SelectedWiki {

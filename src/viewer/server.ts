@@ -30,6 +30,8 @@ import {
 } from "./safety.js";
 import type { ViewerEnv } from "./selection.js";
 import { loadAssets } from "./static.js";
+import { STREAM_LIMITS, StreamSlots, type StreamLimits } from "./stream-slots.js";
+import { setMaxListeners } from "node:events";
 
 const SHUTDOWN_GRACE_MS = 1_000;
 
@@ -92,7 +94,7 @@ export interface ViewerLaunch {
   port: number;
 }
 
-export type ViewerOptions = Omit<ViewerDeps, "assets" | "access" | "closing"> & ViewerLaunch;
+export type ViewerOptions = Omit<ViewerDeps, "assets" | "access" | "closing" | "streams"> & ViewerLaunch & { streamLimits?: StreamLimits };
 
 export interface RunningViewer {
   /** What to open: with `?token=` when not on loopback. */
@@ -107,11 +109,15 @@ export async function startViewer(options: ViewerOptions): Promise<RunningViewer
   const token = newLaunchToken();
   const loopback = isLoopbackHost(options.host);
   const closing = new AbortController();
+  const limits = options.streamLimits ?? STREAM_LIMITS;
+  // Every open event stream listens for the shutdown; their number is bounded by the slots.
+  setMaxListeners(limits.total + 8, closing.signal);
   const deps: ViewerDeps = {
     ...options,
     assets: loadAssets({ token, bindHost: options.host }),
     access: { token, loopback },
     closing: closing.signal,
+    streams: new StreamSlots(limits),
   };
   const listener = getRequestListener(createViewerApp(deps).fetch);
   let hosts = new Set<string>();

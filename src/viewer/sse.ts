@@ -6,19 +6,30 @@ import type { ViewerDeps } from "./deps.js";
 import type { ViewerEnv } from "./selection.js";
 import { StepFeed } from "./steps.js";
 import { sleep } from "../core/sleep.js";
+import { STREAM_RETRY_AFTER_S } from "./stream-slots.js";
 
 /**
  * `GET /api/jobs/<id>/events?after=<seq>`: only what is new. The ledger is read every
  * poll interval with an indexed query for events after the last one sent; each batch is
  * projected into steps with a tool memory kept across batches. `run` is sent whenever
- * the run row changes, `end` once it is terminal, and then the stream closes.
+ * the run row changes, `end` once it is terminal, and then the stream closes. Each open
+ * stream holds one of a bounded number of slots (see StreamSlots).
  */
 export function jobEventStream(c: Context<ViewerEnv>, deps: ViewerDeps, runId: string, after: number): Response {
+  let release: () => void;
+  try {
+    release = deps.streams.take(c.env?.incoming?.socket?.remoteAddress ?? "unknown");
+  } catch (error) {
+    c.header("Retry-After", String(STREAM_RETRY_AFTER_S));
+    throw error;
+  }
   return streamSSE(c, async (stream) => {
     try {
       await follow(stream, deps, runId, after);
     } catch (error) {
       deps.log(`event stream for ${runId} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    } finally {
+      release();
     }
   });
 }
@@ -36,9 +47,12 @@ async function follow(stream: SSEStreamingApi, deps: ViewerDeps, runId: string, 
     let lastRun = "";
     let settled = false;
     let beat = Date.now();
+    const watch = deps.followed();
     while (!stop.signal.aborted) {
-      const record = deps.runs.getRun(runId);
+      let record = deps.runs.getRun(runId);
       if (!record) break;
+      // A run whose worker and executor are gone is recovered, so the stream always ends.
+      if (await watch.check(record)) record = deps.runs.getRun(runId) ?? record;
       const events = deps.runs.listEvents(runId, last);
       if (events.length > 0) {
         last = events.at(-1)!.seq;
