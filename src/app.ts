@@ -217,15 +217,16 @@ export class App {
   }
 
   /** The claim needs only the ledger; the lifecycle code and config load after it. */
-  async executorDeps(): Promise<ExecutorDeps> {
+  async executorDeps(stopped: AbortSignal): Promise<ExecutorDeps> {
     return {
+      stopped,
       runs: this.runs,
       processes: await this.processes(),
       hooks: this.hooks,
       now: this.now,
       log: (line) => this.log(line),
       environments: this.environments,
-      operations: async (executionId, queuedWith) => {
+      operations: async (executionId, queuedWith, stoppedSignal) => {
         const [{ LifecycleRunner }, { loadAdapter }, { runTimeoutMs, runIdleTimeoutMs }, commands, { EXECUTION_ENV }] = await Promise.all([
           import("./lifecycle/runner.js"),
           import("./harnesses/registry.js"),
@@ -248,6 +249,7 @@ export class App {
           env,
           runTimeoutMs,
           runIdleTimeoutMs,
+          stopped: stoppedSignal,
         });
       },
     };

@@ -34,10 +34,18 @@ export async function runBackground(argv: string[]): Promise<number> {
       );
       return 0;
     }
-    const deps = await app.executorDeps();
+    const stop = new AbortController();
+    const deps = await app.executorDeps(stop.signal);
     // Booted ahead of its run: wait for the worker to hand one over (EOF means not needed).
     const line = (await readAll(process.stdin)).trim();
     if (line === "") return 0;
+    // With a run: a stop (cancel or timeout) signals the whole process group, the agent
+    // included. The executor outlives its agent, so the agent gets the whole grace period to
+    // end on its own, and then exits without recording a failure: the stopper records the outcome.
+    process.on("SIGTERM", () => {
+      log("told to stop: waiting for the agent to end");
+      stop.abort();
+    });
     const dispatch = decodeDispatch(line);
     if (!dispatch) {
       log(`__run-executor: not a dispatch: ${line.slice(0, 200)}`);

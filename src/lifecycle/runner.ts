@@ -43,6 +43,12 @@ export interface LifecycleDeps {
   env: NodeJS.ProcessEnv;
   runTimeoutMs: number;
   runIdleTimeoutMs: number;
+  /**
+   * Aborted when the executor is told to stop (a cancel or a timeout): the run ends without
+   * this executor writing a failure, because whoever stopped it records the outcome once every
+   * process of the run is gone.
+   */
+  stopped?: AbortSignal;
 }
 
 /** A failure inside a named phase of the run: it carries the category the run fails with. */
@@ -81,6 +87,7 @@ export class LifecycleRunner implements OperationRunner {
       const prompt = renderPrompt(record, spec, index.almanacPath, material);
       const pagesBefore = index.pageFingerprints();
       const before = await phase("internal_error", () => takeSnapshot(record.repositoryRoot, this.deps.commands, this.deps.env));
+      if (this.deps.stopped?.aborted) throw new PhaseFailure("internal_error", new Error("the executor was told to stop before its agent started"));
       const agent = `${spec.harness}${version ? ` ${version}` : ""}`;
       await phase("internal_error", () => runs.appendEvent(record.runId, now(), "message", `starting ${agent} with model ${spec.model}`));
       const result = await phase("provider_execution", () => this.runAgent(record, spec, adapter, version, prompt));
@@ -101,6 +108,10 @@ export class LifecycleRunner implements OperationRunner {
     } catch (error) {
       const category = error instanceof PhaseFailure ? error.category : "internal_error";
       const message = oneLine(error instanceof PhaseFailure ? error.reason : error);
+      if (this.deps.stopped?.aborted) {
+        this.deps.log(`run ${record.runId} stopped (${message}); the process that stopped it records the outcome`);
+        return;
+      }
       this.deps.log(`run ${record.runId} failed (${category}): ${message}`);
       try {
         runs.finishRun(record.runId, now(), { status: "failed", category, error: message, errorEvent: message });
@@ -195,6 +206,8 @@ export class LifecycleRunner implements OperationRunner {
   private record(runId: string, event: HarnessEvent): void {
     const kind = runEventKindFor(event.kind);
     if (kind === null) return;
+    // Once told to stop, the agent's own report of how it ended only describes the stop.
+    if ((event.kind === "error" || event.kind === "done") && this.deps.stopped?.aborted) return;
     try {
       this.deps.runs.appendEvent(runId, this.deps.now(), kind, event.message, event);
     } catch (error) {

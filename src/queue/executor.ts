@@ -21,8 +21,11 @@ export interface ExecutorDeps {
   /**
    * The lifecycle runner for one execution, in the environment the run was queued with (null:
    * none was kept, so the executor's own); everything it starts carries the execution's marker.
+   * `stopped` is aborted when the executor is told to stop.
    */
-  operations: (executionId: string, env: NodeJS.ProcessEnv | null) => Promise<OperationRunner>;
+  operations: (executionId: string, env: NodeJS.ProcessEnv | null, stopped: AbortSignal) => Promise<OperationRunner>;
+  /** Aborted on SIGTERM (background.ts): a cancel or a timeout is stopping this execution. */
+  stopped: AbortSignal;
 }
 
 export interface ExecuteRequest {
@@ -66,7 +69,7 @@ export async function executeRun(deps: ExecutorDeps, request: ExecuteRequest): P
     return 1;
   }
   try {
-    await (await deps.operations(request.executionId, env)).run(record, parsed.spec);
+    await (await deps.operations(request.executionId, env, deps.stopped)).run(record, parsed.spec);
     const final = runs.requireRun(request.runId);
     log(`executor ${self.pid}: run ${request.runId} ended ${final.status}`);
     return final.status === "done" ? 0 : 1;

@@ -60,7 +60,7 @@ export class QueueWorker {
   constructor(private readonly deps: WorkerDeps) {}
 
   async drain(options: { maxRuns?: number } = {}): Promise<DrainResult> {
-    const { runs, locks, processes, now, log, config } = this.deps;
+    const { locks, processes, now, log, config } = this.deps;
     this.ownershipLost = false;
     const self = processes.self();
     const owner: LockOwner = { token: newToken(), pid: self.pid, startTime: self.startTime };

@@ -1,6 +1,7 @@
 import { describe, expect, onTestFinished, test } from "vitest";
 import { spawn } from "node:child_process";
 import { join } from "node:path";
+import { readFileSync, writeFileSync } from "node:fs";
 import { sandbox, waitFor, type Sandbox } from "../support/cli.js";
 import { readProcessStartTime } from "../../src/core/processes/index.js";
 import { checkAndCleanUpAfterEach, emptyRepo, events, garden, parkedRun, processAlive, readRun, runWithGrandchild, waitForFile, waitForIdle, waitForStatus, writeDb } from "./support.js";
@@ -37,6 +38,25 @@ describe("cancellation", () => {
     const messages = events(box, run.run_id).map((e) => e.message);
     expect(messages.slice(0, 2)).toEqual(["queued garden", "running"]);
     expect(messages.slice(-2)).toEqual(["cancellation requested", "cancelled"]);
+    await waitForIdle(box);
+  });
+
+  test("cancel sends SIGTERM first and waits out the grace period before any SIGKILL", async () => {
+    // A grace far longer than the agent needs: only a cancel that waits for it lets the agent finish cleaning up.
+    box = sandbox({ CODEALMANAC_TEST_WORKER_TIMING: JSON.stringify({ cancelGraceMs: 120_000 }) });
+    const root = emptyRepo(box);
+    const started = join(box.dir, "agent.pid");
+    const term = join(box.dir, "agent-term");
+    const release = join(box.dir, "agent-release");
+    const run = garden(box, root, { FAKE_CLAUDE_SCENARIO: "graceful-term", FAKE_CLAUDE_STARTED_FILE: started, FAKE_CLAUDE_TERM_FILE: term, FAKE_CLAUDE_RELEASE_FILE: release });
+    const agent = Number(await waitForFile(started));
+    const cancelling = box.runAsync(["jobs", "cancel", run.run_id]);
+    await waitForFile(term);
+    writeFileSync(release, "");
+    const result = await cancelling;
+    expect(result.stdout).toBe(`cancelled ${run.run_id}\n`);
+    expect(readFileSync(`${term}.cleaned`, "utf8")).toBe("cleaned");
+    expect(processAlive(agent)).toBe(false);
     await waitForIdle(box);
   });
 

@@ -56,6 +56,27 @@ describe("crashes", () => {
     expect(expectOneRunAtATime(box)).toBe(2);
   });
 
+  test("a SIGKILLed worker's fresh heartbeat does not stop a jobs read from waking a worker for the queued rest", async () => {
+    box = sandbox();
+    const root = emptyRepo(box);
+    const started = join(box.dir, "agent-started");
+    const release = join(box.dir, "release-agent");
+    const first = garden(box, root, { FAKE_CLAUDE_STARTED_FILE: started, FAKE_CLAUDE_RELEASE_FILE: release });
+    await waitForFile(started);
+    const second = garden(box, root);
+    await waitForExits([second.child_pid]);
+    process.kill(first.child_pid, "SIGKILL");
+    await waitForExits([first.child_pid]);
+    // The orphaned executor finishes its run on its own; nobody drains the second one.
+    writeFileSync(release, "");
+    await waitForStatus(box, first.run_id, ["done"]);
+    expect(readRun(box, second.run_id)?.status).toBe("queued");
+    // Well within stale_after of the dead worker's last heartbeat.
+    expect(box.run(["jobs"]).code).toBe(0);
+    await waitForStatus(box, second.run_id, ["done"]);
+    await waitForIdle(box);
+  });
+
   test("a SIGKILLed executor's agent tree is killed and the run fails naming the executor", async () => {
     box = sandbox();
     const root = emptyRepo(box);

@@ -55,4 +55,16 @@ describe("worker lock", () => {
     expect(l.locks.releaseWorker(a)).toBe(false);
     expect(l.locks.releaseWorker(b)).toBe(true);
   });
+
+  test("only a live holder whose heartbeat is younger than stale_after counts as a live worker", () => {
+    l = ledger();
+    expect(l.locks.hasLiveWorker(1_000, 30_000, () => true)).toBe(false);
+    l.locks.acquireWorkerLock(a, 1_000, 30_000, () => true);
+    expect(l.locks.hasLiveWorker(30_999, 30_000, () => true)).toBe(true);
+    expect(l.locks.hasLiveWorker(31_000, 30_000, () => true)).toBe(false);
+    // A SIGKILLed worker's heartbeat is still fresh: its death alone must not block wake-ups.
+    const probed: string[] = [];
+    expect(l.locks.hasLiveWorker(1_001, 30_000, (owner) => (probed.push(owner.token), false))).toBe(false);
+    expect(probed).toEqual(["a"]);
+  });
 });
