@@ -5,13 +5,15 @@ import { PROTOCOL } from "./errors.js";
 import { BoundedLines, type LineEvent } from "./lines.js";
 import { readMessage, type ParamsCheck, type Refusal } from "./messages.js";
 
+const MIB = 1024 * 1024;
+
 /**
  * The longest message the server reads: 1 MiB. What a client sends here is a method and a
  * few short arguments (the longest, `ingest`'s guidance, is prose); a megabyte is hundreds
  * of times that, and it bounds what one line costs in memory, since JSON.parse builds
  * several times the line's size in objects.
  */
-export const MAX_MESSAGE_BYTES = 1024 * 1024;
+export const MAX_MESSAGE_BYTES = MIB;
 
 export interface LineTransportOptions {
   maxMessageBytes: number;
@@ -73,10 +75,11 @@ export class LineTransport implements Transport {
   private receive(event: LineEvent): void {
     if (event.kind === "too_long") {
       const limit = this.options.maxMessageBytes;
+      const mib = limit % MIB === 0 ? ` (${limit / MIB} MiB)` : "";
       return this.refuse({
         id: event.id,
         code: PROTOCOL.invalidRequest,
-        message: `message too long: ${event.bytes} bytes, over this server's limit of ${limit} bytes (${limit / 1024 / 1024} MiB); it was not read`,
+        message: `message too long: ${event.bytes} bytes, over this server's limit of ${limit} bytes${mib}; it was not read`,
       });
     }
     if (event.text.trim() === "") return;
