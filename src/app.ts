@@ -110,7 +110,7 @@ export class App {
   /** Only lifecycle work reads config.toml, so a broken config never blocks a read. */
   async config(): Promise<Config> {
     const { loadConfig } = await import("./config/config.js");
-    return (this.loadedConfig ??= loadConfig(this.paths.config));
+    return (this.loadedConfig ??= { ...loadConfig(this.paths.config), ...runLimitOverrides(this.options.env) });
   }
 
   get timing(): WorkerTiming {
@@ -467,6 +467,24 @@ export class App {
   close(): void {
     this.indexService?.close();
     this.db?.close();
+  }
+}
+
+/**
+ * Test-only: run limits in milliseconds (`{"runTimeoutMs":2000}`) in place of config.toml's,
+ * which accepts nothing under a minute, so a run timeout can be tested in seconds.
+ */
+function runLimitOverrides(env: NodeJS.ProcessEnv): Partial<Pick<Config, "runTimeoutMs" | "runIdleTimeoutMs">> {
+  const raw = env.CODEALMANAC_TEST_RUN_LIMITS;
+  if (!raw) return {};
+  try {
+    const { runTimeoutMs, runIdleTimeoutMs } = JSON.parse(raw) as Record<string, unknown>;
+    return {
+      ...(typeof runTimeoutMs === "number" ? { runTimeoutMs } : {}),
+      ...(typeof runIdleTimeoutMs === "number" ? { runIdleTimeoutMs } : {}),
+    };
+  } catch {
+    return {};
   }
 }
 

@@ -1,6 +1,8 @@
+import { DURATION_RANGES, type DurationKey } from "./ranges.js";
+
 /**
  * The keys `config` lists, gets and sets, in the order `config list` prints them, with what
- * each accepts. A leaf module: the CLI's help reads it without loading the TOML parser.
+ * each accepts. It imports only the duration ranges: the CLI's help reads it without loading the TOML parser.
  */
 export const CONFIG_KEYS = [
   "auto_commit",
@@ -19,10 +21,15 @@ export const KEY_HELP: Record<ConfigKey, string> = {
   auto_commit: "true or false: whether agents may commit wiki changes (default true)",
   "harness.default": "claude or codex (default: detected from the installed CLIs)",
   "harness.model": "a model of that harness (default: the harness's default model)",
-  "runs.timeout": "a duration such as 90m or 2h: the longest a run may take (default 90m)",
-  "runs.idle_timeout": "a duration: how long an agent may stay silent (default 15m)",
+  "runs.timeout": `${span("runs.timeout")}, such as 90m or 2h: the longest a run may take (default 90m)`,
+  "runs.idle_timeout": `${span("runs.idle_timeout")}: how long an agent may stay silent (default 15m)`,
   "automation.sync.enabled": "true or false: schedule `sync` (default true)",
-  "automation.sync.every": "a duration (default 5h)",
+  "automation.sync.every": `${span("automation.sync.every")} (default 5h)`,
   "automation.garden.enabled": "true or false: schedule `garden` (default true)",
-  "automation.garden.every": "a duration (default 24h)",
+  "automation.garden.every": `${span("automation.garden.every")} (default 24h)`,
 };
+
+function span(key: DurationKey): string {
+  const range = DURATION_RANGES[key];
+  return `a duration from ${range.min} to ${range.max}`;
+}

@@ -4,6 +4,7 @@ import { defaultModel, HARNESS_KINDS, HARNESSES, PREFERRED_HARNESS, type Harness
 import { DEFAULT_RUN_IDLE_TIMEOUT_MS, DEFAULT_RUN_TIMEOUT_MS } from "./config.js";
 import { formatDuration, parseDuration } from "./duration.js";
 import { CONFIG_KEYS, type ConfigKey } from "./key-names.js";
+import { durationProblem, type DurationKey } from "./ranges.js";
 import type { ConfigFileData } from "./schema.js";
 
 export { CONFIG_KEYS, type ConfigKey };
@@ -115,7 +116,7 @@ export function normalizeValue(spec: KeySpec, input: string, file: ConfigFileDat
     case "model":
       return normalizeModel(text, file.harness?.default);
     case "duration":
-      return normalizeDuration(spec.key, text);
+      return normalizeDuration(spec.key as DurationKey, text);
   }
 }
 
@@ -139,10 +140,8 @@ function normalizeModel(text: string, harness: HarnessKind | undefined): string 
   throw invalid(`harness.model for ${owner} must be one of: ${HARNESSES[owner].models.join(", ")} (got "${text}"${why})`);
 }
 
-function normalizeDuration(key: ConfigKey, text: string): string {
-  const ms = parseDuration(text);
-  if (ms === null) throw invalid(`${key} must be a duration such as 90s, 30m, 5h or 1d (got "${text}")`);
-  if (ms <= 0) throw invalid(`${key} must be greater than zero (got "${text}")`);
-  if (ms < 1000) throw invalid(`${key} must be at least 1s (got "${text}")`);
-  return formatDuration(ms);
+function normalizeDuration(key: DurationKey, text: string): string {
+  const problem = durationProblem(key, text);
+  if (problem) throw invalid(`${key} ${problem} (got "${text}")`);
+  return formatDuration(parseDuration(text)!);
 }

@@ -3,13 +3,17 @@ import * as z from "zod/mini";
 import { invalid, type ProductError } from "../core/errors.js";
 import { HARNESS_KINDS, HARNESSES, PREFERRED_HARNESS } from "../harnesses/catalog.js";
 import { parseDuration } from "./duration.js";
+import { durationProblem, type DurationKey } from "./ranges.js";
 
 const TABLE = { error: "must be a table" };
-const duration = z
-  .string({ error: 'must be a duration such as "30m" or "5h"' })
-  .check(z.refine((v) => (parseDuration(v) ?? 0) > 0, "must be a positive duration such as 30m or 5h"));
+const durationText = () => z.string({ error: 'must be a duration such as "30m" or "5h"' });
+/** A key's duration, in its range: an out-of-range value would otherwise be accepted and misbehave later (a 25-day timer fires at once). */
+const duration = (key: DurationKey) =>
+  z.optional(durationText().check(z.refine((v) => durationProblem(key, v) === null, { error: (issue) => `${durationProblem(key, String(issue.input))} (got ${JSON.stringify(issue.input)})` })));
+/** `automation.update.every`, no longer read: any positive duration, as older versions wrote it. */
+const legacyDuration = z.optional(durationText().check(z.refine((v) => (parseDuration(v) ?? 0) > 0, "must be a positive duration such as 30m or 5h")));
 const flag = z.optional(z.boolean({ error: "must be true or false" }));
-const task = z.optional(z.strictObject({ enabled: flag, every: z.optional(duration) }, TABLE));
+const task = (every: ReturnType<typeof duration>) => z.optional(z.strictObject({ enabled: flag, every }, TABLE));
 
 /**
  * Everything config.toml may hold. `telemetry` and `automation.update` are no longer
@@ -27,8 +31,13 @@ const ConfigFile = z.strictObject({
     ),
   ),
   telemetry: z.optional(z.strictObject({ enabled: flag }, TABLE)),
-  automation: z.optional(z.strictObject({ sync: task, garden: task, update: task }, TABLE)),
-  runs: z.optional(z.strictObject({ timeout: z.optional(duration), idle_timeout: z.optional(duration) }, TABLE)),
+  automation: z.optional(
+    z.strictObject(
+      { sync: task(duration("automation.sync.every")), garden: task(duration("automation.garden.every")), update: task(legacyDuration) },
+      TABLE,
+    ),
+  ),
+  runs: z.optional(z.strictObject({ timeout: duration("runs.timeout"), idle_timeout: duration("runs.idle_timeout") }, TABLE)),
 });
 
 export type ConfigFileData = z.infer<typeof ConfigFile>;

@@ -7,6 +7,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { runCommand } from "../core/exec.js";
+import { afterDelay } from "../core/timers.js";
 import { formatVersion, parseVersion } from "./version.js";
 
 /** SIGTERM, then SIGKILL this long after if the process is still there. */
@@ -115,8 +116,9 @@ class ChildWatcher implements AgentProcessControl {
   private exitSignal: NodeJS.Signals | null = null;
   private stderrHead = "";
   private readonly stdout = new LineSplitter();
-  private readonly timers: NodeJS.Timeout[] = [];
-  private idleTimer: NodeJS.Timeout | undefined;
+  /** Cancels of the armed timers; `afterDelay`, because the run and idle timeouts come from config and may pass Node's timer limit. */
+  private readonly timers: (() => void)[] = [];
+  private cancelIdle: (() => void) | undefined;
   private readonly onAbort = () => this.stop("cancelled");
 
   constructor(
@@ -164,14 +166,14 @@ class ChildWatcher implements AgentProcessControl {
   }
 
   private later(ms: number, action: () => void): void {
-    this.timers.push(setTimeout(action, ms));
+    this.timers.push(afterDelay(ms, action));
   }
 
   private armIdle(): void {
     const idle = this.request.idleTimeoutMs;
     if (idle === undefined || !(idle > 0) || !Number.isFinite(idle)) return;
-    if (this.idleTimer) clearTimeout(this.idleTimer);
-    this.idleTimer = setTimeout(() => this.stop("idle"), idle);
+    this.cancelIdle?.();
+    this.cancelIdle = afterDelay(idle, () => this.stop("idle"));
   }
 
   private onStdout(chunk: string): void {
@@ -223,8 +225,8 @@ class ChildWatcher implements AgentProcessControl {
     const rest = this.stdout.rest();
     if (rest.trim() !== "") this.onLine(rest, this);
     this.settled = true;
-    for (const timer of this.timers) clearTimeout(timer);
-    if (this.idleTimer) clearTimeout(this.idleTimer);
+    for (const cancel of this.timers) cancel();
+    this.cancelIdle?.();
     this.request.signal?.removeEventListener("abort", this.onAbort);
     this.child.stdout?.destroy();
     this.child.stderr?.destroy();

@@ -2,6 +2,10 @@ import { isProductError, oneLine } from "../core/errors.js";
 
 /** JSON-RPC error codes this server answers with. */
 export const PROTOCOL = {
+  /** A line that is not JSON. */
+  parseError: -32700,
+  /** JSON that is not a JSON-RPC message this server reads: another version, a batch, a line too long. */
+  invalidRequest: -32600,
   invalidParams: -32602,
   internal: -32603,
   /** MCP's code for a resource that does not exist. */

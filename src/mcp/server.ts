@@ -1,10 +1,11 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import {
   CallToolRequestSchema,
+  InitializeRequestSchema,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
+  PingRequestSchema,
   ReadResourceRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import * as z from "zod/mini";
@@ -13,17 +14,34 @@ import { VERSION } from "../core/version.js";
 import { ChangeWatch } from "./changes.js";
 import type { McpDeps } from "./deps.js";
 import { PROTOCOL, ProtocolError } from "./errors.js";
+import { paramChecks } from "./messages.js";
 import { PAGE_TEMPLATE, PageResources } from "./resources.js";
 import { claimStdout } from "./stdout.js";
 import { buildTools } from "./tools/index.js";
+import { LineTransport, MAX_MESSAGE_BYTES } from "./transport.js";
 import { Wikis } from "./wikis.js";
 
 /**
- * tools/call, with its params left to the SDK's own check: that check answers malformed
- * params (arguments that are not an object) with -32602, while a failed match against
- * the registered schema would be reported as an internal error.
+ * tools/call, with its params left to the checks before it (the transport's, then the
+ * SDK's, both -32602 for malformed params such as arguments that are not an object),
+ * while a failed match against the registered schema would be reported as an internal error.
  */
 const ToolCallRequest = z.object({ method: z.literal("tools/call"), params: z.optional(z.unknown()) });
+
+/**
+ * Every request the server answers. The transport checks their params against these
+ * schemas first: the SDK answers a mismatch with -32603 and zod's whole report, which is
+ * neither the right code nor one line.
+ */
+const REQUESTS = paramChecks([
+  InitializeRequestSchema,
+  PingRequestSchema,
+  ListToolsRequestSchema,
+  CallToolRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ReadResourceRequestSchema,
+]);
 
 const INSTRUCTIONS = `This server reads the CodeAlmanac wiki of the repository you are working in: Markdown pages, kept by coding agents, that explain how the code works, why it is built that way, and what to watch out for.
 - Before changing code you do not know, search the wiki and read the pages that come up.
@@ -88,7 +106,7 @@ export async function serveMcp(deps: McpDeps): Promise<void> {
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
   try {
-    await server.connect(new StdioServerTransport(process.stdin, stdout.stream));
+    await server.connect(new LineTransport(process.stdin, stdout.stream, { maxMessageBytes: MAX_MESSAGE_BYTES, requests: REQUESTS }));
     await closed;
   } finally {
     process.stdin.off("end", stop);

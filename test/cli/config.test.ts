@@ -100,6 +100,20 @@ describe("config list and get", () => {
     expectFailure(ca(["config", "get", "auto_commit"]), new RegExp(`^codealmanac: invalid config TOML in ${escape(file)}, line 1: \\S`));
   });
 
+  test("a hand-edited duration out of its range: reads still work; lifecycle commands and config refuse, naming the key, the value and the range; unset repairs it", () => {
+    const { box, ca, file } = fresh();
+    const repo = writeWiki(join(box.dir, "repo"), { "a.md": page({ title: "Alpha", topics: ["concepts"], sources: [], body: "alpha" }) });
+    writeFileSync(file, '[runs]\ntimeout = "25d"\n');
+    const problem = `invalid config ${file}: runs.timeout: must be between 1m and 7d (got "25d")`;
+    expect(expectOk(box.run(["search", "alpha", "--slugs"], { cwd: repo })).stdout).toBe("a\n");
+    expectFailure(box.run(["garden", "--using", "claude"], { cwd: repo }), problem);
+    expectFailure(ca(["config", "list"]), problem);
+    expectFailure(ca(["config", "set", "runs.timeout", "2h"]), `cannot set runs.timeout: ${problem}; fix it by hand or run \`codealmanac config unset runs.timeout\``);
+    expect(expectOk(ca(["config", "unset", "runs.timeout"])).stdout).toBe("config: runs.timeout unset (default 90m)\n");
+    writeFileSync(file, '[automation.sync]\nevery = "1ms"\n');
+    expectFailure(ca(["config", "apply"]), `invalid config ${file}: automation.sync.every: must be between 1m and 365d (got "1ms")`);
+  });
+
   test("read-only wiki commands never load config.toml", () => {
     const { box, file } = fresh();
     const repo = writeWiki(join(box.dir, "repo"), { "a.md": page({ title: "Alpha", topics: ["concepts"], sources: [], body: "alpha" }) });
@@ -142,10 +156,11 @@ describe("config set and unset", () => {
     expectFailure(ca(["config", "set", "auto_commit", "yes"]), 'auto_commit must be true or false (got "yes")');
     expectFailure(ca(["config", "set", "automation.sync.every", "often"]), 'automation.sync.every must be a duration such as 90s, 30m, 5h or 1d (got "often")');
     expectFailure(ca(["config", "set", "harness.default", "gemini"]), 'harness.default must be one of: claude, codex (got "gemini")');
-    const json = ca(["config", "set", "runs.timeout", "0s", "--json"]);
+    expectFailure(ca(["config", "set", "automation.garden.every", "1ms"]), 'automation.garden.every must be between 1m and 365d (got "1ms")');
+    const json = ca(["config", "set", "runs.timeout", "25d", "--json"]);
     expect(json.code).toBe(1);
     expect(json.stdout).toBe("");
-    expect(JSON.parse(json.stderr)).toEqual({ error: { code: "validation_failed", message: 'runs.timeout must be greater than zero (got "0s")' } });
+    expect(JSON.parse(json.stderr)).toEqual({ error: { code: "validation_failed", message: 'runs.timeout must be between 1m and 7d (got "25d")' } });
     expect(existsSync(file)).toBe(false);
   });
 

@@ -225,7 +225,10 @@ describe("setup: settings and schedules", () => {
     box = setupSandbox();
     const bad = setup(["--sync-every", "soon"]);
     expect(bad.code).toBe(1);
-    expect(bad.stderr).toBe('codealmanac: invalid --sync-every "soon": use a duration of at least 1s, such as 30m, 5h or 1d\n');
+    expect(bad.stderr).toBe('codealmanac: invalid --sync-every "soon": must be a duration such as 90s, 30m, 5h or 1d\n');
+    const short = setup(["--garden-every", "1ms"]);
+    expect(short.code).toBe(1);
+    expect(short.stderr).toBe('codealmanac: invalid --garden-every "1ms": must be between 1m and 365d\n');
     const both = setup(["--sync-every", "5h", "--sync-off"]);
     expect(both.code).toBe(2);
     expect(readText(box.claudeMd)).toBeNull();

@@ -59,7 +59,22 @@ describe("config.toml", () => {
 
   test("runs.timeout and runs.idle_timeout take durations", () => {
     expect(load('[runs]\ntimeout = "2h"\nidle_timeout = "5m"\n')).toMatchObject({ runTimeoutMs: 7_200_000, runIdleTimeoutMs: 300_000 });
-    expect(() => load('[runs]\nidle_timeout = "soon"\n')).toThrow(/runs\.idle_timeout: must be a positive duration/);
+    expect(() => load('[runs]\nidle_timeout = "soon"\n')).toThrow(/runs\.idle_timeout: must be a duration such as 90s, 30m, 5h or 1d \(got "soon"\)$/);
+  });
+
+  test("a hand-edited duration outside its key's range is refused on load, naming the key, the value and the range", () => {
+    const file = join(dir, "config.toml");
+    const cases: [string, string][] = [
+      ['[runs]\ntimeout = "25d"\n', 'runs.timeout: must be between 1m and 7d (got "25d")'],
+      ['[runs]\ntimeout = "1ms"\n', 'runs.timeout: must be between 1m and 7d (got "1ms")'],
+      ['[runs]\nidle_timeout = "30s"\n', 'runs.idle_timeout: must be between 1m and 7d (got "30s")'],
+      ['[automation.sync]\nevery = "1ms"\n', 'automation.sync.every: must be between 1m and 365d (got "1ms")'],
+      ['[automation.garden]\nevery = "400d"\n', 'automation.garden.every: must be between 1m and 365d (got "400d")'],
+    ];
+    for (const [text, detail] of cases) expect(() => load(text)).toThrow(`invalid config ${file}: ${detail}`);
+    expect(load('[runs]\ntimeout = "7d"\nidle_timeout = "1m"\n')).toMatchObject({ runTimeoutMs: 7 * 24 * HOUR, runIdleTimeoutMs: 60_000 });
+    // No longer read: older files keep loading whatever interval they held.
+    expect(load('[automation.update]\nevery = "1ms"\n').automation.sync.everyMs).toBe(5 * HOUR);
   });
 
   test("harness.model must belong to the chosen harness's catalog", () => {

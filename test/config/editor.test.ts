@@ -121,7 +121,11 @@ describe("set", () => {
       ["runs.timeout", "1d", "24h", '[runs]\ntimeout = "24h"\n'],
       ["runs.timeout", "1.5h", "90m", '[runs]\ntimeout = "90m"\n'],
       ["runs.idle_timeout", "90s", "90s", '[runs]\nidle_timeout = "90s"\n'],
-      ["runs.idle_timeout", "2.5s", "2s", '[runs]\nidle_timeout = "2s"\n'],
+      ["runs.idle_timeout", "90.5s", "90s", '[runs]\nidle_timeout = "90s"\n'],
+      ["runs.timeout", "1 minute", "1m", '[runs]\ntimeout = "1m"\n'],
+      ["runs.timeout", "7d", "168h", '[runs]\ntimeout = "168h"\n'],
+      ["automation.sync.every", "60s", "1m", '[automation.sync]\nevery = "1m"\n'],
+      ["automation.sync.every", "52w", "8736h", '[automation.sync]\nevery = "8736h"\n'],
       ["automation.garden.every", "2 days", "48h", '[automation.garden]\nevery = "48h"\n'],
     ];
     for (const [key, input, value, text] of cases) {
@@ -142,8 +146,15 @@ describe("set", () => {
         'harness.model for codex must be one of: gpt-5.5, gpt-5.4, gpt-5.4-mini, gpt-5.3-codex-spark (got "claude-opus-4-7"; harness.default is unset, so the codex catalog applies)',
       ],
       ["runs.timeout", "soon", 'runs.timeout must be a duration such as 90s, 30m, 5h or 1d (got "soon")'],
-      ["runs.timeout", "0m", 'runs.timeout must be greater than zero (got "0m")'],
-      ["automation.sync.every", "500ms", 'automation.sync.every must be at least 1s (got "500ms")'],
+      ["runs.timeout", "0m", 'runs.timeout must be between 1m and 7d (got "0m")'],
+      ["runs.timeout", "59s", 'runs.timeout must be between 1m and 7d (got "59s")'],
+      ["runs.timeout", "25d", 'runs.timeout must be between 1m and 7d (got "25d")'],
+      ["runs.timeout", "7.01d", 'runs.timeout must be between 1m and 7d (got "7.01d")'],
+      ["runs.idle_timeout", "2.5s", 'runs.idle_timeout must be between 1m and 7d (got "2.5s")'],
+      ["runs.idle_timeout", "30d", 'runs.idle_timeout must be between 1m and 7d (got "30d")'],
+      ["automation.sync.every", "1ms", 'automation.sync.every must be between 1m and 365d (got "1ms")'],
+      ["automation.sync.every", "500ms", 'automation.sync.every must be between 1m and 365d (got "500ms")'],
+      ["automation.garden.every", "366d", 'automation.garden.every must be between 1m and 365d (got "366d")'],
     ];
     for (const [key, input, message] of cases) {
       const error = await rejection(editor().set(key, input));

@@ -85,7 +85,8 @@ describe("ca mcp over stdio", () => {
       writeFileSync(list, "");
       run();
       const files = readFileSync(list, "utf8").split("\n").filter((f) => f.endsWith(".js"));
-      return files.filter((f) => readFileSync(f, "utf8").includes("StdioServerTransport"));
+      // The SDK's protocol layer (its "Method not found" answer) and our stdio transport ship together.
+      return files.filter((f) => readFileSync(f, "utf8").includes("Method not found") && readFileSync(f, "utf8").includes("LineTransport"));
     };
     expect(sdkChunks(() => expect(box.run(["--version"], { env }).code).toBe(0))).toEqual([]);
     expect(sdkChunks(() => expect(box.run(["search", "worker"], { cwd: root, env }).code).toBe(0))).toEqual([]);

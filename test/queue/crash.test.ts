@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { join } from "node:path";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { sandbox, waitFor, type Sandbox } from "../support/cli.js";
 import {
   allRuns,
@@ -108,9 +108,8 @@ describe("crashes", () => {
   });
 
   test("a run that exceeds runs.timeout is stopped and fails with category timeout", async () => {
-    box = sandbox();
-    mkdirSync(box.state, { recursive: true });
-    writeFileSync(join(box.state, "config.toml"), '[runs]\ntimeout = "2s"\n');
+    // config.toml takes a minute at least; the test knob sets runs.timeout in milliseconds.
+    box = sandbox({ CODEALMANAC_TEST_RUN_LIMITS: JSON.stringify({ runTimeoutMs: 2_000 }) });
     const root = emptyRepo(box);
     const started = join(box.dir, "agent.pid");
     const run = garden(box, root, { FAKE_CLAUDE_SCENARIO: "ignore-sigterm", FAKE_CLAUDE_STARTED_FILE: started });

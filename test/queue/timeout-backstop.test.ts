@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeEach, expect, it } from "vitest";
 import { sandbox, writeWiki, type Sandbox } from "../support/cli.js";
@@ -6,7 +6,11 @@ import { checkAndCleanUpAfterEach, garden, waitForFile, waitForIdle, waitForStat
 
 let box: Sandbox;
 beforeEach(() => {
-  box = sandbox({ CODEALMANAC_TEST_WORKER_TIMING: JSON.stringify({ superviseMs: 50, cancelGraceMs: 300 }) });
+  box = sandbox({
+    CODEALMANAC_TEST_WORKER_TIMING: JSON.stringify({ superviseMs: 50, cancelGraceMs: 300 }),
+    // config.toml takes a minute at least; the test knob sets runs.timeout in milliseconds.
+    CODEALMANAC_TEST_RUN_LIMITS: JSON.stringify({ runTimeoutMs: 2_000 }),
+  });
 });
 // After each test: no worker, executor or agent of the sandbox outlives the queue's work
 // (checked before the sandbox cleanup, which kills every process carrying its state directory).
@@ -20,8 +24,6 @@ function parentOf(pid: number): number {
 
 it("when the executor cannot enforce runs.timeout itself, the worker's backstop stops it and records a timeout, not a crash", async () => {
   const root = writeWiki(join(box.dir, "repo"), {});
-  mkdirSync(box.state, { recursive: true });
-  writeFileSync(join(box.state, "config.toml"), "[runs]\ntimeout = \"2s\"\n");
   const started = join(box.dir, "started");
   const receipt = garden(box, root, { FAKE_CLAUDE_STARTED_FILE: started, FAKE_CLAUDE_DELAY_MS: "60000" });
   const executor = parentOf(Number(await waitForFile(started)));

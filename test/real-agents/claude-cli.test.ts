@@ -196,7 +196,7 @@ describe.skipIf(probe.skip !== null)(suiteName, () => {
     standIn = await startAnthropicStandIn({ script: [{ type: "hang" }] });
     box = claudeSandbox(standIn).box;
     const root = repoWithNotes(box);
-    runTimeout(box, "3s");
+    runTimeout(box, 3_000);
     const result = await box.runAsync(["ingest", "notes.md", "--using", "claude", "--wait", "--json"], { cwd: root });
     expect(result.code).toBe(1);
     const show = result.json<JobRecord>();

@@ -176,7 +176,7 @@ describe.skipIf(probe.skip !== null)(suiteName, () => {
     standIn = await startOpenAIStandIn({ script: [{ type: "hang", stage: "before-headers" }] });
     box = codexSandbox(standIn).box;
     const root = repoWithNotes(box);
-    runTimeout(box, "3s");
+    runTimeout(box, 3_000);
     const result = await box.runAsync(["ingest", "notes.md", "--using", "codex", "--wait", "--json"], { cwd: root });
     expect(result.code).toBe(1);
     expect(result.json<JobRecord>()).toMatchObject({ status: "failed", failure_category: "timeout", error: "run exceeded runs.timeout (3s)" });

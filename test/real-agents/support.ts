@@ -4,7 +4,7 @@
  * sandbox left behind.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import { FAKE_BIN, ROOT, commitAll, sandbox, writeWiki, type Sandbox } from "../support/cli.js";
 
@@ -96,10 +96,9 @@ export function repoWithNotes(box: Sandbox, notes = "# Notes\n\nThe quetzalcoatl
   return commitAll(root);
 }
 
-/** Sets `runs.timeout` for every run of the sandbox. */
-export function runTimeout(box: Sandbox, timeout: string): void {
-  mkdirSync(box.state, { recursive: true });
-  writeFileSync(join(box.state, "config.toml"), `[runs]\ntimeout = "${timeout}"\n`);
+/** Sets `runs.timeout` for every run of the sandbox, through the test knob: config.toml takes a minute at least. */
+export function runTimeout(box: Sandbox, timeoutMs: number): void {
+  box.env.CODEALMANAC_TEST_RUN_LIMITS = JSON.stringify({ runTimeoutMs: timeoutMs });
 }
 
 /** Live (not zombie) processes started for this sandbox: they all inherit its CODEALMANAC_HOME. */

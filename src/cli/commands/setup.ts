@@ -2,6 +2,7 @@ import { Option, type Command } from "@commander-js/extra-typings";
 import type { App } from "../../app.js";
 import { conflict, invalid } from "../../core/errors.js";
 import { parseDuration } from "../../config/duration.js";
+import { durationProblem, type DurationKey } from "../../config/ranges.js";
 import { HARNESS_KINDS, type HarnessKind } from "../../harnesses/catalog.js";
 import type { ScheduleChoice, SetupChoices, TargetChoice } from "../../setup/request.js";
 import type { CliContext } from "../context.js";
@@ -100,19 +101,19 @@ function setupChoices(opts: SetupOptions): SetupChoices {
     using: opts.using ?? null,
     autoCommit: opts.autoCommit === false ? false : null,
     schedules: {
-      sync: scheduleChoice(opts.syncOff, opts.syncEvery, "--sync-every"),
-      garden: scheduleChoice(opts.gardenOff, opts.gardenEvery, "--garden-every"),
+      sync: scheduleChoice(opts.syncOff, opts.syncEvery, "--sync-every", "automation.sync.every"),
+      garden: scheduleChoice(opts.gardenOff, opts.gardenEvery, "--garden-every", "automation.garden.every"),
     },
     skipSchedules: opts.skipSchedules === true,
     mcp: opts.mcp !== false,
   };
 }
 
-function scheduleChoice(off: true | undefined, every: string | undefined, flag: string): ScheduleChoice {
+function scheduleChoice(off: true | undefined, every: string | undefined, flag: string, key: DurationKey): ScheduleChoice {
   if (every === undefined) return { off: off === true, everyMs: null };
-  const ms = parseDuration(every);
-  if (ms === null || ms < 1000) throw invalid(`invalid ${flag} "${every}": use a duration of at least 1s, such as 30m, 5h or 1d`);
-  return { off: false, everyMs: ms };
+  const problem = durationProblem(key, every);
+  if (problem) throw invalid(`invalid ${flag} "${every}": ${problem}`);
+  return { off: false, everyMs: parseDuration(every)! };
 }
 
 export async function doctor(ctx: CliContext, app: App, _args: [], opts: JsonOption & WikiOption): Promise<void> {

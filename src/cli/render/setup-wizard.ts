@@ -5,6 +5,7 @@
  */
 import { AUTOMATION_TASKS, type AutomationTask, type TaskSettings } from "../../automation/model.js";
 import { formatDuration, parseDuration } from "../../config/duration.js";
+import { durationProblem } from "../../config/ranges.js";
 import { HARNESSES, HARNESS_KINDS, type HarnessKind } from "../../harnesses/catalog.js";
 import type { HarnessProbe } from "../../setup/harness-probe.js";
 import { INSTRUCTION_TARGETS, type InstructionTarget, type SetupRequest } from "../../setup/model.js";
@@ -108,7 +109,7 @@ async function askSchedule(p: Prompts, task: AutomationTask, current: TaskSettin
     await p.text({
       message: `How often should ${task} run?`,
       placeholder: every,
-      validate: (value) => ((parseDuration(value ?? "") ?? 0) >= 1000 ? undefined : "a duration such as 30m, 5h or 1d"),
+      validate: (value) => durationProblem(`automation.${task}.every`, value ?? "") ?? undefined,
     }),
   );
   return { enabled: true, everyMs: parseDuration(text)! };

@@ -9,6 +9,7 @@ const KINDS: Record<string, string> = {
   boolean: "true or false",
   array: "an array",
   object: "an object",
+  record: "an object",
 };
 
 /**
@@ -79,7 +80,7 @@ function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
 }
 
 /** A value as a short, single-line token. */
-function shown(value: unknown): string {
+export function shown(value: unknown): string {
   if (value === undefined) return "nothing";
   let text: string;
   try {
