@@ -1,11 +1,11 @@
 import type { ProcessBackend } from "./backend.js";
 import { procBackend } from "./proc.js";
-import { psBackend } from "./ps.js";
+import { macosBackend, psBackend } from "./ps.js";
 
 export { isDeadState, isPlainPid } from "./backend.js";
 export type { ExecutionMarker, ProcessBackend, ProcessInfo } from "./backend.js";
 export { parseProcStat, procBackend } from "./proc.js";
-export { createPsBackend, normalizeLstart, parseEnvironLine, parsePsLine, parsePsTable, psBackend } from "./ps.js";
+export { createPsBackend, macosBackend, normalizeLstart, parseEnvironLine, parsePsLine, parsePsTable, psBackend } from "./ps.js";
 
 /**
  * Stands in on a platform where processes cannot be controlled (Windows: no /proc
@@ -19,9 +19,10 @@ function unsupportedBackend(platform: string): ProcessBackend {
   return { readInfo: fail, lookup: fail, list: fail, readEnviron: fail, carryingMarker: fail };
 }
 
-/** The backend for a platform: /proc on Linux, `ps` on macOS and the other Unixes. */
+/** The backend for a platform: /proc on Linux, /bin/ps on macOS, the `ps` on PATH on the other Unixes. */
 export function backendFor(platform: NodeJS.Platform): ProcessBackend {
   if (platform === "linux") return procBackend;
+  if (platform === "darwin") return macosBackend;
   if (platform === "win32") return unsupportedBackend(platform);
   return psBackend;
 }

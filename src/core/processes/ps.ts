@@ -143,5 +143,11 @@ export function parseEnvironLine(line: string, marker: ExecutionMarker): number 
   return words.includes(`${marker.key}=${marker.value}`) ? pid : null;
 }
 
-/** The backend with the `ps` on this process's PATH. */
+/** The backend with the `ps` on this process's PATH (the Unixes other than Linux and macOS). */
 export const psBackend: ProcessBackend = createPsBackend();
+
+/**
+ * macOS's own `ps`, by its path: a scheduler's minimal PATH, or another `ps` earlier on
+ * the user's PATH (procps from a package manager), must not change what is compared.
+ */
+export const macosBackend: ProcessBackend = createPsBackend({ command: "/bin/ps" });

@@ -1,9 +1,9 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
-import { compareStartTimes, processesOn } from "../../../src/core/processes/index.js";
+import { backendFor, compareStartTimes, processesOn } from "../../../src/core/processes/index.js";
 import type { ExecutionTarget, ProcessIdentity, Processes } from "../../../src/core/processes/index.js";
-import { createPsBackend, isDeadState, parseEnvironLine, parsePsLine } from "../../../src/core/processes/platform.js";
+import { createPsBackend, isDeadState, macosBackend, parseEnvironLine, parsePsLine, procBackend } from "../../../src/core/processes/platform.js";
 import type { ProcessBackend } from "../../../src/core/processes/platform.js";
 import { Lab, MARKER_KEY, exited, fixture, isLinux, parentOf, pgidOf, stateOf, waitFor } from "./support.js";
 
@@ -13,6 +13,12 @@ import { Lab, MARKER_KEY, exited, fixture, isLinux, parentOf, pgidOf, stateOf, w
 
 const LSTART = /^[A-Z][a-z]{2} [A-Z][a-z]{2} \d{1,2} \d{2}:\d{2}:\d{2} \d{4}$/;
 const marker = { key: MARKER_KEY, value: "e-7f3a" };
+
+test("each platform gets its backend: /proc on Linux, /bin/ps on macOS, a clear refusal on Windows", () => {
+  expect(backendFor("linux")).toBe(procBackend);
+  expect(backendFor("darwin")).toBe(macosBackend);
+  expect(() => backendFor("win32").list()).toThrow("process control is not supported on win32");
+});
 
 describe("parsing Apple's ps output", () => {
   test("a row: pid, ppid, pgid, state with its flags, and lstart with the day's padding collapsed", () => {
@@ -182,6 +188,22 @@ describe.runIf(isLinux)("the macOS backend, against real processes", () => {
     expect(calls).toHaveLength(2);
     expect(calls[0]).toEqual(["-A", "-ww", "-o", "pid=,ppid=,pgid=,state=,lstart="]);
     expect(calls[1]?.slice(0, 5)).toEqual(["-E", "-ww", "-o", "pid=,command=", "-p"]);
+  });
+
+  test("without the marker, the group and the parent links find everything, and an orphan in the group is still found", async () => {
+    const run = await startExecution();
+    const bare = mac.target(run.executor, false);
+    expect(sorted(mac.os.findExecutionProcesses(bare).map((id) => id.pid))).toEqual(sorted([run.executor.pid, run.agent.pid, run.grandchild.pid]));
+    expect(mac.calls().some((args) => args.includes("-E"))).toBe(false);
+
+    // Kill the executor: the agent, orphaned, is still in the executor's group.
+    process.kill(run.executor.pid, "SIGKILL");
+    await exited(run.child);
+    await waitFor(() => parentOf(run.agent.pid) !== run.executor.pid, "the agent to be orphaned", forever);
+    expect(sorted(mac.os.findExecutionProcesses(bare).map((id) => id.pid))).toEqual(sorted([run.agent.pid, run.grandchild.pid]));
+    expect(await mac.os.killExecutionLeftovers(bare)).toEqual({ confirmed: true, survivors: [] });
+    expect(mac.os.isProcessAlive(run.agent)).toBe(false);
+    expect(mac.os.isProcessAlive(run.grandchild)).toBe(false);
   });
 
   test("an orphan that left the group is found by its marker through ps -E, unless the system shields its environment", async () => {
