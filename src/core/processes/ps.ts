@@ -26,12 +26,12 @@ export function createPsBackend(options: PsBackendOptions = {}): ProcessBackend 
   const run = (args: string[]): string | null => runPs(options.command ?? "ps", args, env);
 
   const rowsOf = (pids: readonly number[]): Map<number, ProcessInfo> => {
-    const wanted = [...new Set(pids.filter(isPlainPid))];
+    const wanted = new Set(pids.filter(isPlainPid));
     const rows = new Map<number, ProcessInfo>();
-    if (wanted.length === 0) return rows;
+    if (wanted.size === 0) return rows;
     // `-ww`: never cut a line to the terminal's width.
-    const stdout = run(["-ww", "-o", COLUMNS, "-p", wanted.join(",")]);
-    for (const info of parsePsTable(stdout ?? "")) if (wanted.includes(info.pid)) rows.set(info.pid, info);
+    const stdout = run(["-ww", "-o", COLUMNS, "-p", [...wanted].join(",")]);
+    for (const info of parsePsTable(stdout ?? "")) if (wanted.has(info.pid)) rows.set(info.pid, info);
     return rows;
   };
 
@@ -54,13 +54,13 @@ export function createPsBackend(options: PsBackendOptions = {}): ProcessBackend 
     readEnviron: () => null,
 
     carryingMarker(pids, marker) {
-      const wanted = [...new Set(pids.filter(isPlainPid))];
+      const wanted = new Set(pids.filter(isPlainPid));
       const found = new Set<number>();
-      if (wanted.length === 0 || !isSearchableMarker(marker)) return found;
-      const stdout = run(["-E", "-ww", "-o", "pid=,command=", "-p", wanted.join(",")]);
+      if (wanted.size === 0 || !isSearchableMarker(marker)) return found;
+      const stdout = run(["-E", "-ww", "-o", "pid=,command=", "-p", [...wanted].join(",")]);
       for (const line of (stdout ?? "").split("\n")) {
         const hit = parseEnvironLine(line, marker);
-        if (hit !== null && wanted.includes(hit)) found.add(hit);
+        if (hit !== null && wanted.has(hit)) found.add(hit);
       }
       return found;
     },
