@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { statePaths, type StatePaths } from "./core/paths.js";
 import { trace } from "./core/trace.js";
+import { requireQueueSupport } from "./core/platform.js";
 import { openDatabase, type Db } from "./core/sqlite.js";
 import { repositoryMigrations } from "./repositories/schema.js";
 import { RepositoryStore } from "./repositories/store.js";
@@ -35,6 +36,8 @@ export interface AppOptions {
   now?: () => number;
   /** The CLI entry that background processes run; defaults to this process's script. */
   binPath?: string;
+  /** The platform whose process control the queue uses; defaults to `process.platform` (tests inject another). */
+  platform?: NodeJS.Platform;
 }
 
 /**
@@ -46,6 +49,7 @@ export class App {
   readonly paths: StatePaths;
   readonly now: () => number;
   readonly hooks: Hooks;
+  readonly platform: NodeJS.Platform;
   private db?: Db;
   // Created on first use; each command pays only for what it touches.
   private runStore?: RunStore;
@@ -64,6 +68,12 @@ export class App {
     this.paths = statePaths(options.env);
     this.now = options.now ?? Date.now;
     this.hooks = hooksFromEnv(options.env);
+    this.platform = options.platform ?? process.platform;
+  }
+
+  /** Every entry into the queue calls this first, before it opens or writes anything. */
+  requireQueue(): void {
+    requireQueueSupport(this.platform);
   }
 
   get stateDb(): Db {
@@ -123,7 +133,7 @@ export class App {
 
   async processes(): Promise<ProcessControl> {
     const { createProcessControl } = await import("./queue/process-adapter.js");
-    return (this.processControl ??= createProcessControl());
+    return (this.processControl ??= createProcessControl(this.platform));
   }
 
   async spawner(): Promise<Spawner> {
@@ -137,6 +147,7 @@ export class App {
   }
 
   async producer(): Promise<ProducerDeps> {
+    this.requireQueue();
     return {
       runs: this.runs,
       locks: this.locks,
@@ -151,6 +162,7 @@ export class App {
   }
 
   async lifecycle(): Promise<LifecycleService> {
+    this.requireQueue();
     const [{ LifecycleService }, { scaffoldWiki }, producer, config] = await Promise.all([
       import("./lifecycle/service.js"),
       import("./wiki/scaffold.js"),
@@ -186,6 +198,7 @@ export class App {
   }
 
   async jobs(): Promise<JobsService> {
+    this.requireQueue();
     const { JobsService } = await import("./queue/jobs.js");
     return new JobsService({
       runs: this.runs,
@@ -202,6 +215,7 @@ export class App {
   }
 
   async worker(): Promise<QueueWorker> {
+    this.requireQueue();
     const { QueueWorker } = await import("./queue/worker.js");
     return new QueueWorker({
       runs: this.runs,
@@ -218,6 +232,7 @@ export class App {
 
   /** The claim needs only the ledger; the lifecycle code and config load after it. */
   async executorDeps(stopped: AbortSignal): Promise<ExecutorDeps> {
+    this.requireQueue();
     return {
       stopped,
       runs: this.runs,
@@ -381,11 +396,10 @@ export class App {
   // ── sync (sync/) ──
 
   async sync(): Promise<SyncService> {
-    const [{ SyncService }, { SyncStore }, { insertRun }, lifecycle, spawner] = await Promise.all([
+    const [{ SyncService }, { SyncStore }, { insertRun }, spawner] = await Promise.all([
       import("./sync/service.js"),
       import("./sync/store.js"),
       import("./queue/producer.js"),
-      this.lifecycle(),
       this.spawner(),
     ]);
     return new SyncService({
@@ -395,7 +409,8 @@ export class App {
       env: this.options.env,
       now: this.now,
       lookbackMs: async () => (await this.config()).automation.sync.everyMs,
-      prepareIngest: (repository, addresses, options) => lifecycle.prepareIngest(repository, addresses, options),
+      // Loaded only when a run is queued: `sync status` is a read and works where the queue cannot run.
+      prepareIngest: async (repository, addresses, options) => (await this.lifecycle()).prepareIngest(repository, addresses, options),
       insertRun: (repository, spec) =>
         insertRun(
           { runs: this.runs, now: this.now, runLogDir: this.paths.runLogs, environments: this.environments, env: this.options.env },

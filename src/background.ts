@@ -6,12 +6,17 @@
 import { appendFileSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { App } from "./app.js";
-import { oneLine } from "./core/errors.js";
+import { exitCodeFor, oneLine } from "./core/errors.js";
+import { QUEUE_UNSUPPORTED_MESSAGE, queueSupported } from "./core/platform.js";
 import { executeRun } from "./queue/executor.js";
 import { decodeDispatch } from "./queue/ports.js";
 import { parseRunId } from "./runs/ids.js";
 
-export async function runBackground(argv: string[]): Promise<number> {
+export async function runBackground(argv: string[], platform: NodeJS.Platform = process.platform): Promise<number> {
+  if (!queueSupported(platform)) {
+    process.stderr.write(`codealmanac: ${QUEUE_UNSUPPORTED_MESSAGE}\n`);
+    return exitCodeFor.unavailable;
+  }
   const [command, ...rest] = argv;
   let sink: (text: string) => void = (text) => void process.stderr.write(text);
   const log = (line: string) => sink(`${new Date().toISOString()} [${process.pid}] ${line}\n`);

@@ -16,13 +16,12 @@ export interface CliContext {
   exitCode: number;
 }
 
-export function createCliContext(argv: string[]): CliContext {
-  const env = process.env;
+export function createCliContext(argv: string[], env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): CliContext {
   const script = basename(process.argv[1] ?? "codealmanac");
   const ctx: CliContext = {
     argv,
     env,
-    cwd: process.cwd(),
+    cwd,
     invokedAs: script === "ca" ? "ca" : "codealmanac",
     out: createStyle(colorFor(process.stdout, env)),
     err: createStyle(colorFor(process.stderr, env)),

@@ -9,11 +9,23 @@ import { createCliContext, type CliContext } from "./context.js";
 import { buildProgram, publicCommands } from "./program.js";
 import { closest, renderSyntaxScreen, replacementFor, type SyntaxProblem } from "./syntax.js";
 
-export async function main(argv: string[]): Promise<number> {
+/** What a caller other than bin.ts (a test) may set; each defaults to this process's own. */
+export interface MainOptions {
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  platform?: NodeJS.Platform;
+}
+
+export async function main(argv: string[], options: MainOptions = {}): Promise<number> {
   trace("cli loaded");
-  const ctx = createCliContext(argv);
+  const ctx = createCliContext(argv, options.env, options.cwd);
   let app: App | undefined;
-  const getApp = () => (app ??= new App({ env: ctx.env, notice: (line) => ctx.writeErr(line + "\n") }));
+  const getApp = () =>
+    (app ??= new App({
+      env: ctx.env,
+      notice: (line) => ctx.writeErr(line + "\n"),
+      ...(options.platform !== undefined ? { platform: options.platform } : {}),
+    }));
   const program = buildProgram(ctx, getApp);
   trace("program built");
   try {

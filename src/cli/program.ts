@@ -38,6 +38,26 @@ const FAMILIES: readonly RegisterCommands[] = [
   registerMcpCommands,
 ];
 
+/**
+ * The commands that queue, follow or control agent runs, by their path (`jobs` covers
+ * all its subcommands). Where the queue cannot run (Windows) they refuse in one line
+ * before anything is opened or written; every other command, `sync status` included,
+ * is a read and runs as usual.
+ */
+const QUEUE_COMMANDS = ["init", "ingest", "garden", "jobs", "sync", "__scheduled"];
+const QUEUE_COMMAND_READS = ["sync status"];
+
+export function isQueueCommand(path: readonly string[]): boolean {
+  const [top] = path;
+  return top !== undefined && QUEUE_COMMANDS.includes(top) && !QUEUE_COMMAND_READS.includes(path.join(" "));
+}
+
+function commandPath(command: CommandUnknownOpts): string[] {
+  const names: string[] = [];
+  for (let c: CommandUnknownOpts | null = command; c?.parent; c = c.parent) names.unshift(c.name());
+  return names;
+}
+
 /** The root command with its settings; each family declares its commands on it and wires them to their handlers. */
 export function buildProgram(ctx: CliContext, app: () => App): Command {
   const program = new Command("codealmanac")
@@ -47,7 +67,10 @@ export function buildProgram(ctx: CliContext, app: () => App): Command {
     .exitOverride()
     .showSuggestionAfterError(false)
     .configureOutput({ writeOut: ctx.write, writeErr: () => undefined, outputError: () => undefined })
-    .allowExcessArguments(false);
+    .allowExcessArguments(false)
+    .hook("preAction", (_program, action) => {
+      if (isQueueCommand(commandPath(action))) app().requireQueue();
+    });
   const kit = createKit(ctx, app);
   for (const register of FAMILIES) register(program, kit);
   return program;

@@ -1,27 +1,20 @@
 import { spawn } from "node:child_process";
 import { closeSync, mkdirSync, openSync } from "node:fs";
 import { dirname, join } from "node:path";
-import {
-  currentProcessIdentity,
-  killExecutionLeftovers,
-  probeProcess,
-  readProcessStartTime,
-  stopExecution,
-  waitForExit,
-} from "../core/processes/index.js";
-import { backend } from "../core/processes/platform.js";
+import { backendFor, processesOn } from "../core/processes/index.js";
 import { encodeDispatch, type ExitInfo, type ProcessControl, type Spawner, type StandbyExecutor } from "./ports.js";
 
-/** The operating system behind the queue's ProcessControl port. */
-export function createProcessControl(): ProcessControl {
+/** The operating system behind the queue's ProcessControl port: /proc on Linux, `ps` on macOS. */
+export function createProcessControl(platform: NodeJS.Platform = process.platform): ProcessControl {
+  const os = processesOn(backendFor(platform));
   return {
-    self: () => currentProcessIdentity(),
-    groupOf: (pid) => backend.readInfo(pid)?.pgid ?? null,
-    startTimeOf: (pid) => readProcessStartTime(pid),
-    probe: (id) => probeProcess(id),
-    stopExecution: (target, graceMs) => stopExecution(target, { graceMs }),
-    killLeftovers: (target) => killExecutionLeftovers(target),
-    waitForExit: (id, timeoutMs) => waitForExit(id, timeoutMs, 100),
+    self: () => os.currentProcessIdentity(),
+    groupOf: (pid) => os.groupOf(pid),
+    startTimeOf: (pid) => os.readProcessStartTime(pid),
+    probe: (id) => os.probeProcess(id),
+    stopExecution: (target, graceMs) => os.stopExecution(target, { graceMs }),
+    killLeftovers: (target) => os.killExecutionLeftovers(target),
+    waitForExit: (id, timeoutMs) => os.waitForExit(id, timeoutMs, 100),
   };
 }
 

@@ -1,6 +1,6 @@
 import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
-import { backend, isDeadState } from "./platform.js";
+import { isDeadState, type ProcessBackend, type ProcessInfo } from "./backend.js";
 
 /**
  * A process as the OS knows it: a pid plus the raw start time that tells this
@@ -9,42 +9,55 @@ import { backend, isDeadState } from "./platform.js";
  * `startTime` is stored raw and compared exactly:
  * - Linux: field 22 of `/proc/<pid>/stat`, clock ticks since boot;
  * - macOS: `ps -o lstart=` (run with LC_ALL=C and TZ=UTC), trimmed, inner runs
- *   of spaces collapsed.
+ *   of spaces collapsed. It has whole-second resolution.
  */
 export interface ProcessIdentity {
   pid: number;
   startTime: string;
 }
 
+/** True when a row of the table is the recorded process, alive (a zombie is not). */
+export function isSameLiveProcess(info: ProcessInfo | null, id: ProcessIdentity): boolean {
+  return info !== null && !isDeadState(info.state) && info.startTime === id.startTime;
+}
+
 /** The start time of a live process, or null if it does not exist or is a zombie. */
-export function readProcessStartTime(pid: number): string | null {
+export function readStartTime(backend: ProcessBackend, pid: number): string | null {
   const info = backend.readInfo(pid);
   if (info === null || isDeadState(info.state)) return null;
   return info.startTime;
 }
 
-let self: ProcessIdentity | undefined;
+const selves = new WeakMap<ProcessBackend, ProcessIdentity>();
 
-/** This process's identity, read once. */
-export function currentProcessIdentity(): ProcessIdentity {
+/** This process's identity on a backend, read once. */
+export function selfIdentity(backend: ProcessBackend): ProcessIdentity {
+  let self = selves.get(backend);
   if (self === undefined) {
-    const startTime = readProcessStartTime(process.pid);
+    const startTime = readStartTime(backend, process.pid);
     if (startTime === null) throw new Error(`cannot read the start time of this process (${process.pid})`);
     self = { pid: process.pid, startTime };
+    selves.set(backend, self);
   }
   return { ...self };
 }
 
 /** Alive means: the pid exists, is not a zombie, and started exactly when recorded. */
-export function isProcessAlive(id: ProcessIdentity): boolean {
-  return readProcessStartTime(id.pid) === id.startTime;
+export function isAlive(backend: ProcessBackend, id: ProcessIdentity): boolean {
+  return readStartTime(backend, id.pid) === id.startTime;
 }
 
 /** "reused": a live process holds the pid but it is not the one recorded. */
-export function probeProcess(id: ProcessIdentity): "alive" | "gone" | "reused" {
-  const startTime = readProcessStartTime(id.pid);
+export function probe(backend: ProcessBackend, id: ProcessIdentity): "alive" | "gone" | "reused" {
+  const startTime = readStartTime(backend, id.pid);
   if (startTime === null) return "gone";
   return startTime === id.startTime ? "alive" : "reused";
+}
+
+/** True when none of `ids` is alive, judged from one read of all of them. */
+export function noneAlive(backend: ProcessBackend, ids: readonly ProcessIdentity[]): boolean {
+  const read = backend.lookup(ids.map((id) => id.pid));
+  return ids.every((id) => !isSameLiveProcess(read(id.pid), id));
 }
 
 const MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
@@ -100,6 +113,6 @@ export async function pollUntil(condition: () => boolean, timeoutMs: number, pol
  * Waits for a process that need not be our child to exit (a zombie counts as
  * exited). True if it is gone within `timeoutMs`.
  */
-export function waitForExit(id: ProcessIdentity, timeoutMs: number, pollMs = 25): Promise<boolean> {
-  return pollUntil(() => !isProcessAlive(id), timeoutMs, pollMs);
+export function waitForExit(backend: ProcessBackend, id: ProcessIdentity, timeoutMs: number, pollMs = 25): Promise<boolean> {
+  return pollUntil(() => !isAlive(backend, id), timeoutMs, pollMs);
 }

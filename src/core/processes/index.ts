@@ -1,19 +1,34 @@
 /**
  * Process identity, liveness, execution-tree discovery and verified
  * termination. See almanac/architecture/core.md.
+ *
+ * `processesOn(backend)` binds them to a backend; the functions exported by
+ * name are bound to this machine's (`backendFor(process.platform)`).
  */
-export {
-  compareStartTimes,
+import { processesOn } from "./control.js";
+import { backend } from "./platform.js";
+
+export { compareStartTimes } from "./identity.js";
+export type { ProcessIdentity } from "./identity.js";
+export type { ExecutionMarker, ProcessBackend, ProcessInfo } from "./backend.js";
+export { backendFor } from "./platform.js";
+export { processesOn } from "./control.js";
+export type { Processes } from "./control.js";
+export type { ExecutionTarget } from "./tree.js";
+export type { LeftoverOptions, StopOptions, StopResult } from "./terminate.js";
+
+const here = processesOn(backend);
+
+export const {
+  readProcessStartTime,
   currentProcessIdentity,
   isProcessAlive,
   probeProcess,
-  readProcessStartTime,
   waitForExit,
-} from "./identity.js";
-export type { ProcessIdentity } from "./identity.js";
-export { listProcesses, readEnvironValue } from "./table.js";
-export type { ProcessInfo } from "./table.js";
-export { findExecutionProcesses } from "./tree.js";
-export type { ExecutionTarget } from "./tree.js";
-export { killExecutionLeftovers, signalVerified, stopExecution } from "./terminate.js";
-export type { LeftoverOptions, StopOptions, StopResult } from "./terminate.js";
+  listProcesses,
+  readEnvironValue,
+  signalVerified,
+  findExecutionProcesses,
+  stopExecution,
+  killExecutionLeftovers,
+} = here;

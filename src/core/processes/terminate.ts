@@ -1,6 +1,6 @@
-import { isProcessAlive, pollUntil, readProcessStartTime } from "./identity.js";
+import { isPlainPid, type ProcessBackend, type ProcessInfo } from "./backend.js";
+import { isSameLiveProcess, noneAlive, pollUntil } from "./identity.js";
 import type { ProcessIdentity } from "./identity.js";
-import { backend, isDeadState, isPlainPid } from "./platform.js";
 import { findExecutionProcesses, findExecutionProcessesIn } from "./tree.js";
 import type { ExecutionTarget } from "./tree.js";
 
@@ -10,9 +10,14 @@ import type { ExecutionTarget } from "./tree.js";
  * the process is gone, a zombie, or a different process; false on ESRCH/EPERM.
  * pid 0, 1 and negative pids (process groups) are always refused.
  */
-export function signalVerified(id: ProcessIdentity, signal: NodeJS.Signals): boolean {
+export function signalVerified(backend: ProcessBackend, id: ProcessIdentity, signal: NodeJS.Signals): boolean {
+  return signalIfSame((pid) => backend.readInfo(pid), id, signal);
+}
+
+/** signalVerified with the row read through `read`, which the caller calls just before. */
+function signalIfSame(read: (pid: number) => ProcessInfo | null, id: ProcessIdentity, signal: NodeJS.Signals): boolean {
   if (!isPlainPid(id.pid) || id.pid === 1) return false;
-  if (readProcessStartTime(id.pid) !== id.startTime) return false;
+  if (!isSameLiveProcess(read(id.pid), id)) return false;
   try {
     process.kill(id.pid, signal);
     return true;
@@ -55,20 +60,18 @@ const DEFAULT_POLL_MS = 25;
  * already stopped (state `T`) is sent SIGCONT after its SIGTERM so the
  * SIGTERM can act.
  */
-export async function stopExecution(target: ExecutionTarget, options: StopOptions = {}): Promise<StopResult> {
+export async function stopExecution(backend: ProcessBackend, target: ExecutionTarget, options: StopOptions = {}): Promise<StopResult> {
   const graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
   const killWaitMs = options.killWaitMs ?? DEFAULT_KILL_WAIT_MS;
   const pollMs = options.pollMs ?? DEFAULT_POLL_MS;
-  const signals = new SignalLog(options.onSignal);
+  const signals = new SignalLog(backend, options.onSignal);
 
-  const initial = findExecutionProcesses(target);
-  for (const id of initial) {
-    signals.track(id);
-    if (signals.send(id, "SIGTERM")) resumeIfStopped(id, signals);
-  }
-  await pollUntil(() => initial.every((id) => !isProcessAlive(id)), graceMs, pollMs);
+  const initial = findExecutionProcesses(backend, target);
+  for (const id of initial) signals.track(id);
+  resumeStopped(backend, signals.sendAll(initial, "SIGTERM"), signals);
+  await pollUntil(() => noneAlive(backend, initial), graceMs, pollMs);
 
-  return killUntilGone(target, signals, killWaitMs, pollMs);
+  return killUntilGone(backend, target, signals, killWaitMs, pollMs);
 }
 
 export interface LeftoverOptions {
@@ -84,11 +87,13 @@ export interface LeftoverOptions {
  * and marker (re-enumerating on every poll), and wait, bounded, for it to go.
  */
 export async function killExecutionLeftovers(
+  backend: ProcessBackend,
   target: ExecutionTarget,
   options: LeftoverOptions = {},
 ): Promise<{ confirmed: boolean; survivors: number[] }> {
-  const signals = new SignalLog(options.onSignal);
+  const signals = new SignalLog(backend, options.onSignal);
   const result = await killUntilGone(
+    backend,
     target,
     signals,
     options.killWaitMs ?? DEFAULT_KILL_WAIT_MS,
@@ -103,6 +108,7 @@ export async function killExecutionLeftovers(
  * been SIGKILLed yet. Ends when a sweep finds nothing alive, or at the deadline.
  */
 async function killUntilGone(
+  backend: ProcessBackend,
   target: ExecutionTarget,
   signals: SignalLog,
   killWaitMs: number,
@@ -113,28 +119,27 @@ async function killUntilGone(
   const sweep = (): boolean => {
     // One snapshot per sweep serves both the re-enumeration and the liveness check.
     const table = backend.list();
-    for (const id of findExecutionProcessesIn(table, target)) signals.track(id);
-    const live = new Map<number, string>();
-    for (const row of table) if (!isDeadState(row.state)) live.set(row.pid, row.startTime);
-    alive = signals.tracked().filter((id) => live.get(id.pid) === id.startTime);
-    for (const id of alive) {
-      const key = identityKey(id);
-      if (killed.has(key)) continue;
-      killed.add(key);
-      signals.send(id, "SIGKILL");
-    }
+    for (const id of findExecutionProcessesIn(backend, table, target)) signals.track(id);
+    const rows = new Map(table.map((row) => [row.pid, row]));
+    alive = signals.tracked().filter((id) => isSameLiveProcess(rows.get(id.pid) ?? null, id));
+    const fresh = alive.filter((id) => !killed.has(identityKey(id)));
+    for (const id of fresh) killed.add(identityKey(id));
+    signals.sendAll(fresh, "SIGKILL");
     return alive.length === 0;
   };
   await pollUntil(sweep, killWaitMs, pollMs);
   return { confirmed: alive.length === 0, signalled: signals.pids(), survivors: alive.map((id) => id.pid) };
 }
 
-/** SIGTERM stays pending on a stopped process; let it run so it can act on it. */
-function resumeIfStopped(id: ProcessIdentity, signals: SignalLog): void {
-  const info = backend.readInfo(id.pid);
-  if (info !== null && info.startTime === id.startTime && info.state.startsWith("T")) {
-    signals.send(id, "SIGCONT");
-  }
+/** SIGTERM stays pending on a stopped process (state `T`); let it run so it can act on it. */
+function resumeStopped(backend: ProcessBackend, termed: readonly ProcessIdentity[], signals: SignalLog): void {
+  if (termed.length === 0) return;
+  const read = backend.lookup(termed.map((id) => id.pid));
+  const stopped = termed.filter((id) => {
+    const info = read(id.pid);
+    return info !== null && info.startTime === id.startTime && info.state.startsWith("T");
+  });
+  signals.sendAll(stopped, "SIGCONT");
 }
 
 function identityKey(id: ProcessIdentity): string {
@@ -146,7 +151,10 @@ class SignalLog {
   private readonly seen = new Map<string, ProcessIdentity>();
   private readonly signalled = new Set<number>();
 
-  constructor(private readonly onSignal?: (pid: number, signal: string) => void) {}
+  constructor(
+    private readonly backend: ProcessBackend,
+    private readonly onSignal?: (pid: number, signal: string) => void,
+  ) {}
 
   track(id: ProcessIdentity): void {
     const key = identityKey(id);
@@ -157,15 +165,27 @@ class SignalLog {
     return [...this.seen.values()];
   }
 
-  send(id: ProcessIdentity, signal: NodeJS.Signals): boolean {
-    if (!signalVerified(id, signal)) return false;
-    this.signalled.add(id.pid);
-    try {
-      this.onSignal?.(id.pid, signal);
-    } catch {
-      // An observer's failure must not leave the rest of the tree running.
+  /**
+   * Signals each of `ids` that still holds its recorded process; returns those
+   * signalled. Each is verified just before its signal: on Linux by reading its
+   * row right then, on macOS by one `ps` call for all of them just before the
+   * signals go out (one call per pid would cost a program start each).
+   */
+  sendAll(ids: readonly ProcessIdentity[], signal: NodeJS.Signals): ProcessIdentity[] {
+    if (ids.length === 0) return [];
+    const read = this.backend.lookup(ids.map((id) => id.pid));
+    const sent: ProcessIdentity[] = [];
+    for (const id of ids) {
+      if (!signalIfSame(read, id, signal)) continue;
+      sent.push(id);
+      this.signalled.add(id.pid);
+      try {
+        this.onSignal?.(id.pid, signal);
+      } catch {
+        // An observer's failure must not leave the rest of the tree running.
+      }
     }
-    return true;
+    return sent;
   }
 
   pids(): number[] {

@@ -1,7 +1,6 @@
+import { isDeadState, type ExecutionMarker, type ProcessBackend, type ProcessInfo } from "./backend.js";
 import { compareStartTimes } from "./identity.js";
 import type { ProcessIdentity } from "./identity.js";
-import { backend, isDeadState } from "./platform.js";
-import type { ProcessInfo } from "./platform.js";
 
 /**
  * What a run's executor recorded about itself: its identity, its process group
@@ -12,7 +11,7 @@ export interface ExecutionTarget {
   pid: number;
   startTime: string;
   pgid: number;
-  marker?: { key: string; value: string };
+  marker?: ExecutionMarker;
 }
 
 /**
@@ -20,8 +19,10 @@ export interface ExecutionTarget {
  * executor first. The union of:
  * - the executor itself, if the pid still holds the recorded process;
  * - members of its process group that started no earlier than the executor;
- * - processes whose initial environment carries `marker` exactly (Linux), and
- *   that started no earlier than the executor;
+ * - processes whose initial environment carries `marker` exactly, as far as
+ *   the platform can tell (always on Linux; on macOS only our own user's
+ *   processes that the system does not shield), and that started no earlier
+ *   than the executor;
  * - all descendants (by parent pid) of anything above.
  *
  * Never returned: zombies, pid 0/1, the calling process and its ancestors.
@@ -31,15 +32,19 @@ export interface ExecutionTarget {
  * members (POSIX), so a reused leader pid means any group with that id belongs
  * to a stranger.
  */
-export function findExecutionProcesses(target: ExecutionTarget): ProcessIdentity[] {
-  return findExecutionProcessesIn(backend.list(), target);
+export function findExecutionProcesses(backend: ProcessBackend, target: ExecutionTarget): ProcessIdentity[] {
+  return findExecutionProcessesIn(backend, backend.list(), target);
 }
 
 /** findExecutionProcesses over a process table already read. */
-export function findExecutionProcessesIn(table: readonly ProcessInfo[], target: ExecutionTarget): ProcessIdentity[] {
+export function findExecutionProcessesIn(
+  backend: ProcessBackend,
+  table: readonly ProcessInfo[],
+  target: ExecutionTarget,
+): ProcessIdentity[] {
   return selectExecutionProcesses(table, target, {
     excluded: callerAndAncestors(table),
-    readEnviron: (pid, key) => backend.readEnviron(pid, key),
+    carryingMarker: (pids, marker) => backend.carryingMarker(pids, marker),
   });
 }
 
@@ -50,7 +55,7 @@ export function findExecutionProcessesIn(table: readonly ProcessInfo[], target: 
 export function selectExecutionProcesses(
   table: readonly ProcessInfo[],
   target: ExecutionTarget,
-  context: { excluded: ReadonlySet<number>; readEnviron: (pid: number, key: string) => string | null },
+  context: { excluded: ReadonlySet<number>; carryingMarker: (pids: readonly number[], marker: ExecutionMarker) => ReadonlySet<number> },
 ): ProcessIdentity[] {
   const byPid = new Map<number, ProcessInfo>();
   for (const row of table) byPid.set(row.pid, row);
@@ -78,12 +83,17 @@ export function selectExecutionProcesses(
     for (const row of table) if (row.pgid === target.pgid) add(row);
   }
 
-  // 3. The environment marker.
+  // 3. The environment marker, asked of every remaining candidate at once (one
+  //    `ps` call on macOS, however many candidates there are).
   const marker = target.marker;
   if (marker !== undefined && marker.key !== "") {
-    for (const row of table) {
-      if (members.has(row.pid) || isDeadState(row.state) || !candidate(row)) continue;
-      if (context.readEnviron(row.pid, marker.key) === marker.value) add(row);
+    const unexplained = table.filter((row) => !members.has(row.pid) && !isDeadState(row.state) && candidate(row));
+    if (unexplained.length > 0) {
+      const marked = context.carryingMarker(
+        unexplained.map((row) => row.pid),
+        marker,
+      );
+      for (const row of unexplained) if (marked.has(row.pid)) add(row);
     }
   }
 

@@ -17,7 +17,8 @@ function select(
 ): number[] {
   return selectExecutionProcesses(table, options.target ?? executor, {
     excluded: new Set(options.excluded ?? []),
-    readEnviron: (pid, key) => (key === "RUN" ? (options.env?.[pid] ?? null) : null),
+    carryingMarker: (pids, marker) =>
+      new Set(pids.filter((pid) => marker.key === "RUN" && options.env?.[pid] === marker.value)),
   }).map((id) => id.pid);
 }
 
