@@ -1,7 +1,5 @@
 import { afterEach, describe, expect, test } from "vitest";
 import { request, type ClientRequest, type IncomingMessage } from "node:http";
-import { StreamSlots } from "../../src/viewer/stream-slots.js";
-import { HttpError } from "../../src/viewer/errors.js";
 import { sandbox, type Sandbox } from "../support/cli.js";
 import { emptyRepo, parkedRun, releaseQueue } from "../queue/support.js";
 import { startViewer, type Viewer } from "./support.js";
@@ -11,42 +9,6 @@ const open: ClientRequest[] = [];
 afterEach(() => {
   for (const req of open.splice(0)) req.destroy();
   box?.cleanup();
-});
-
-function refusalOf(take: () => unknown): { status: number; code: string; message: string } | null {
-  try {
-    take();
-    return null;
-  } catch (error) {
-    if (error instanceof HttpError) return { status: error.status, code: error.code, message: error.message };
-    throw error;
-  }
-}
-
-describe("StreamSlots", () => {
-  test("a client gets at most its share, everyone together at most the total, and a released slot is free again", () => {
-    const slots = new StreamSlots({ perClient: 2, total: 3 });
-    const a1 = slots.take("a");
-    slots.take("a");
-    expect(refusalOf(() => slots.take("a"))).toEqual({
-      status: 503,
-      code: "busy",
-      message: "this client already follows 2 jobs (at most 2 at once); close a job page or try again shortly",
-    });
-    slots.take("b");
-    expect(refusalOf(() => slots.take("c"))).toEqual({
-      status: 503,
-      code: "busy",
-      message: "the viewer already streams 3 jobs (at most 3 at once); close a job page or try again shortly",
-    });
-    expect(slots.open).toBe(3);
-    a1();
-    a1(); // releasing twice frees one slot, not two
-    expect(slots.open).toBe(2);
-    expect(refusalOf(() => slots.take("c"))).toBeNull();
-    expect(refusalOf(() => slots.take("c"))).not.toBeNull();
-    expect(refusalOf(() => slots.take("a"))).not.toBeNull();
-  });
 });
 
 /** Opens a job event stream from a given local address; resolves with the response head. */
