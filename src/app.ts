@@ -227,6 +227,7 @@ export class App {
           log: (line) => this.log(line),
           // Every process the agent starts inherits the marker, so the whole tree can be found later.
           env: { ...this.options.env, [EXECUTION_ENV]: executionId },
+          cli: { node: process.execPath, script: this.options.binPath ?? process.argv[1] ?? "codealmanac" },
           runTimeoutMs,
           runIdleTimeoutMs,
         });
