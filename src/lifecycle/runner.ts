@@ -231,7 +231,7 @@ export class LifecycleRunner implements OperationRunner {
     const { runs, now } = this.deps;
     const warn = (message: string) => runs.appendEvent(record.runId, now(), "warning", message);
     if (!spec.auto_commit) {
-      runs.appendEvent(record.runId, now(), "message", "auto_commit is off: the wiki changes stay in the working tree");
+      runs.appendEvent(record.runId, now(), "message", "nothing committed: with auto_commit off, the wiki changes stay in the working tree");
       return;
     }
     if (!before) {
