@@ -91,9 +91,11 @@ describe("every command the prompt names is one the agent's harness permits", ()
     for (const sub of named) expect(old[old.indexOf("--allowedTools") + 1]!.split(",")).toContain(`Bash(codealmanac ${sub}:*)`);
   });
 
-  test("Codex's sandbox lets the commands write their state root", () => {
+  test("Codex's sandbox lets the commands write their state root, and its shell keeps the run's PATH", () => {
     const args = codexArgs({ cwd: "/repo", model: "m", version: "0.171.0", commands: tools.commands }, "prompt");
     expect(args).toContain(`sandbox_workspace_write.writable_roots=${JSON.stringify(tools.commands.writableRoots)}`);
+    // A login shell would read /etc/profile, which resets PATH and loses the run's codealmanac.
+    expect(args).toContain("allow_login_shell=false");
   });
 
   test("no prompt offers git writes: the product commits", () => {

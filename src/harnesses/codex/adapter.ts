@@ -70,6 +70,10 @@ export function codexArgs(
     "-c",
     "sandbox_workspace_write.exclude_tmpdir_env_var=true",
     ...writableRootsOverride(request.commands),
+    // Commands run in `bash -lc` by default, and a login shell's /etc/profile resets PATH
+    // (Debian's does), which drops the run's own `codealmanac` from the front of it.
+    "-c",
+    "allow_login_shell=false",
     ...(atLeast(request.version, THREAD_SOURCE_VERSION) ? ["--thread-source", CODEX_MARKER] : []),
     promptArgument,
   ];
