@@ -26,6 +26,8 @@ export interface AgentTools {
   commands: AgentCommands;
   /** Goes first on the agent's PATH. */
   binDir: string;
+  /** CODEALMANAC_HOME of the commands the agent runs. */
+  stateRoot: string;
   /** Everything here is the run's own and removed when it ends. */
   folder: string;
 }
@@ -42,6 +44,7 @@ export function prepareAgentTools(folder: string, cli: CliEntry): AgentTools {
   return {
     commands: { executable: AGENT_EXECUTABLE, subcommands: AGENT_SUBCOMMANDS, writableRoots: [stateRoot, tmpDir] },
     binDir,
+    stateRoot,
     folder,
   };
 }

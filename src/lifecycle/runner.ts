@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
+import { indexPath, statePaths } from "../core/paths.js";
 import type { CommandRunner } from "../core/command.js";
 import { oneLine, ProductError } from "../core/errors.js";
 import type { FailureCategory, RunRecord } from "../runs/model.js";
@@ -90,6 +91,7 @@ export class LifecycleRunner implements OperationRunner {
       const pagesBefore = index.pageFingerprints();
       const before = await phase("internal_error", () => takeSnapshot(record.repositoryRoot, this.deps.commands, this.deps.env));
       tools = await phase("internal_error", () => prepareAgentTools(join(this.deps.runDir(record.runId), "agent"), this.deps.cli));
+      this.seedAgentIndex(record, index, tools);
       const agent = `${spec.harness}${version ? ` ${version}` : ""}`;
       await phase("internal_error", () => runs.appendEvent(record.runId, now(), "message", `starting ${agent} with model ${spec.model}`));
       const result = await phase("provider_execution", () => this.runAgent(record, spec, adapter, version, prompt, tools!));
@@ -122,6 +124,18 @@ export class LifecycleRunner implements OperationRunner {
       }
     } finally {
       if (tools) this.removeTools(record, tools);
+    }
+  }
+
+  /**
+   * The agent's commands start from a copy of the index the baseline just refreshed: from
+   * nothing, their first call would parse every page (seconds on a big wiki). Best effort.
+   */
+  private seedAgentIndex(record: RunRecord, index: WikiIndex, tools: AgentTools): void {
+    try {
+      index.copyTo(indexPath(statePaths({ CODEALMANAC_HOME: tools.stateRoot }), record.repositoryId));
+    } catch (error) {
+      this.deps.log(`run ${record.runId}: the agent's commands start with an empty index: ${oneLine(error)}`);
     }
   }
 

@@ -128,6 +128,7 @@ describe("the agent's codealmanac commands", () => {
     // No codealmanac on the sandbox's PATH but the run's own.
     expect(spawnSync("sh", ["-c", "command -v codealmanac"], { env: box.env }).status).not.toBe(0);
     const commands = [
+      "codealmanac validate --json",
       "codealmanac validate",
       "codealmanac search learned --slugs",
       "codealmanac show concepts/ingested --lead",
@@ -144,6 +145,7 @@ describe("the agent's codealmanac commands", () => {
     expect(record.status).toBe("done");
     const shell = steps(record.run_id).filter((s) => s.kind === "tool" && s.tool === "shell");
     expect(shell.map((s) => [s.target, s.status])).toEqual([
+      ["codealmanac validate --json", "completed"],
       ["codealmanac validate", "completed"],
       ["codealmanac search learned --slugs", "completed"],
       ["codealmanac show concepts/ingested --lead", "completed"],
@@ -151,10 +153,13 @@ describe("the agent's codealmanac commands", () => {
       ["git commit --allow-empty -m sneaky", "failed"],
       ["git status --short", "completed"],
     ]);
+    // The agent's index started from a copy of the run's: its first command parsed only the page the agent wrote.
+    const index = (JSON.parse(String(shell[0]!.output ?? "{}")) as { index: { changed: number; pages_indexed: number } }).index;
+    expect(index).toMatchObject({ changed: 1, pages_indexed: 2 });
     const outputs = shell.map((s) => JSON.stringify(s.output ?? s.body ?? ""));
-    expect(outputs[0]).toContain("validate: ok");
-    expect(outputs[1]).toContain("concepts/ingested");
-    expect(outputs[2]).toContain("Learned from the notes.");
+    expect(outputs[1]).toContain("validate: ok");
+    expect(outputs[2]).toContain("concepts/ingested");
+    expect(outputs[3]).toContain("Learned from the notes.");
     // The agent's commands had a state root of their own, gone with the run; the user's ledger holds only the run.
     expect(readdirSync(join(box.state, "runs", record.run_id))).not.toContain("agent");
     expect(allRuns(box).map((run) => run.run_id)).toEqual([record.run_id]);
