@@ -25,7 +25,7 @@ import {
 } from "./prompts.js";
 import { compareSnapshots, describeOutside, takeSnapshot, type GitSnapshot } from "./write-boundary.js";
 import { agentEnvironment, prepareAgentTools, removeAgentTools, type AgentTools, type CliEntry } from "./agent-tools.js";
-import { commitSubject, commitWikiChanges } from "./wiki-commit.js";
+import { commitSubject, commitWikiChanges, type WikiCommitOutcome } from "./wiki-commit.js";
 
 /** What a run needs prepared before the agent starts, each within its share of the prompt; app.ts wires them. */
 export interface RunMaterials {
@@ -238,8 +238,8 @@ export class LifecycleRunner implements OperationRunner {
 
   /**
    * The product commits the wiki changes; the agent never does. What git refuses (detached
-   * HEAD, a merge in progress, no identity, a hook) is a warning: the run is still done, and
-   * the agent's work stays in the working tree.
+   * HEAD, a merge in progress, no identity, signing that fails) is a warning: the run is still
+   * done, and the agent's work stays in the working tree.
    */
   private async commit(record: RunRecord, spec: RunSpec, before: GitSnapshot | null, summary: string): Promise<void> {
     const { runs, now } = this.deps;
@@ -252,7 +252,14 @@ export class LifecycleRunner implements OperationRunner {
       warn(`nothing committed: ${record.repositoryRoot} is not in a git work tree`);
       return;
     }
-    const outcome = await commitWikiChanges({ root: record.repositoryRoot, before, subject: commitSubject(summary) }, this.deps.commands, this.deps.env);
+    let outcome: WikiCommitOutcome;
+    try {
+      outcome = await commitWikiChanges({ root: record.repositoryRoot, before, subject: commitSubject(summary) }, this.deps.commands, this.deps.env);
+    } catch (error) {
+      // git itself broke (a status that fails, say): still the repository's problem, not the run's.
+      warn(`nothing committed: ${oneLine(error)}`);
+      return;
+    }
     switch (outcome.kind) {
       case "unchanged":
         runs.appendEvent(record.runId, now(), "message", "nothing to commit: no file under almanac/ changed");

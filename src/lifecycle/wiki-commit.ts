@@ -4,8 +4,9 @@
  * only those, with a pathspec-limited commit (`git commit --only`): whatever the user had staged
  * elsewhere stays staged and out of the commit, and their own uncommitted work in `almanac/`
  * that the run did not touch is left alone. When git cannot commit here (detached HEAD, a merge
- * or rebase in progress, no identity, a hook that refuses), nothing is committed, the agent's
- * work stays in the working tree, and the caller reports why.
+ * or rebase in progress, no identity, signing that fails), nothing is committed, the agent's
+ * work stays in the working tree, and the caller reports why. The repository's hooks do not
+ * run for this commit (see below).
  */
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
@@ -18,7 +19,7 @@ export const SUBJECT_LIMIT = 72;
 export const SUBJECT_PREFIX = "almanac: ";
 
 const GIT_TIMEOUT_MS = 30_000;
-/** A commit runs the repository's hooks, which may lint or test: longer than a plain git command. */
+/** A commit may sign (gpg, ssh) or wait on a lock: longer than a plain git command. */
 const COMMIT_TIMEOUT_MS = 120_000;
 
 export type WikiCommitOutcome =
@@ -63,8 +64,15 @@ export async function commitWikiChanges(
     if (add.code !== 0) return { kind: "skipped", reason: `git add failed: ${failure(add)}`, files };
   }
   // --only: the commit holds these paths as they are in the working tree and nothing else
-  // the index holds, so files the user staged stay staged, uncommitted.
-  const commit = await run(["commit", "--quiet", "--only", "-m", request.subject, "--pathspec-from-file=-", "--pathspec-file-nul"], pathList(changes), COMMIT_TIMEOUT_MS);
+  // the index holds, so files the user staged stay staged, uncommitted. No hook runs: the
+  // agent could write what a hook executes (a hooks folder in the work tree, a script or
+  // package a hook calls, ignored files under node_modules/), and this commit would run it
+  // outside the agent's sandbox.
+  const commit = await run(
+    ["-c", "core.hooksPath=/dev/null", "commit", "--quiet", "--only", "-m", request.subject, "--pathspec-from-file=-", "--pathspec-file-nul"],
+    pathList(changes),
+    COMMIT_TIMEOUT_MS,
+  );
   if (commit.code !== 0) {
     // Leave the index as it was: the new files go back to untracked (and stay on disk).
     if (untracked.length > 0) await run(["rm", "--cached", "--quiet", "--ignore-unmatch", "--pathspec-from-file=-", "--pathspec-file-nul"], pathList(untracked));
@@ -97,7 +105,7 @@ async function commitBlocker(top: string, run: GitAtTop): Promise<string | null>
 }
 
 function commitFailure(result: CommandResult): string {
-  if (result.timedOut) return `git commit did not finish within ${COMMIT_TIMEOUT_MS / 1000} s (a hook that waits?)`;
+  if (result.timedOut) return `git commit did not finish within ${COMMIT_TIMEOUT_MS / 1000} s`;
   const text = `${result.stderr}\n${result.stdout}`;
   if (/Please tell me who you are|unable to auto-detect email address|empty ident name/i.test(text)) {
     return "git has no user identity here (set user.name and user.email)";

@@ -213,14 +213,33 @@ describe("the product's commit of a run's wiki changes", () => {
       expect(outcome).toEqual({ kind: "skipped", reason: "git has no user identity here (set user.name and user.email)", files: 2 });
     });
 
-    test("a pre-commit hook that refuses", async () => {
+    test("signing that fails", async () => {
       const root = repo();
-      const hook = join(root, ".git", "hooks", "pre-commit");
-      writeFileSync(hook, "#!/bin/sh\necho 'lint: almanac/new.md is not formatted' >&2\nexit 1\n");
-      chmodSync(hook, 0o755);
+      git(root, "config", "commit.gpgsign", "true");
+      git(root, "config", "gpg.program", join(root, "no-such-gpg"));
       const outcome = await refused(root, () => undefined);
-      expect(outcome).toEqual({ kind: "skipped", reason: "git commit failed: lint: almanac/new.md is not formatted", files: 2 });
+      expect(outcome).toMatchObject({ kind: "skipped", files: 2, reason: expect.stringMatching(/^git commit failed: .*gpg/) });
     });
+  });
+
+  test("no hook runs, not even one the run itself wrote into the work tree", async () => {
+    const root = repo();
+    // Hooks kept in the work tree (as husky does), where an agent can write.
+    git(root, "config", "core.hooksPath", ".hooks");
+    const marker = join(dir, "hook-ran");
+    const outcome = await runAndCommit(root, () => {
+      for (const name of ["pre-commit", "commit-msg", "post-commit"]) {
+        write(root, `.hooks/${name}`, `#!/bin/sh\necho ${name} >> '${marker}'\nexit 1\n`);
+        chmodSync(join(root, ".hooks", name), 0o755);
+      }
+      const hook = join(root, ".git", "hooks", "pre-commit");
+      writeFileSync(hook, `#!/bin/sh\necho git-hooks >> '${marker}'\nexit 1\n`);
+      chmodSync(hook, 0o755);
+      write(root, "almanac/new.md", "# New\n");
+    });
+    expect(outcome).toMatchObject({ kind: "committed", files: 1 });
+    expect(existsSync(marker)).toBe(false);
+    expect(committedFiles(root)).toEqual(["A\talmanac/new.md"]);
   });
 
   test("the subject is one bounded line", () => {
