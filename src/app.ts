@@ -262,6 +262,7 @@ export class App {
           now: this.now,
           log: (line) => this.log(line),
           env,
+          cli: { node: process.execPath, script: this.options.binPath ?? process.argv[1] ?? "codealmanac" },
           runTimeoutMs,
           runIdleTimeoutMs,
           stopped: stoppedSignal,

@@ -12,6 +12,7 @@ import {
   type RunRecord,
   type RunStatus,
   type Transition,
+  type WikiCommit,
 } from "./model.js";
 import type { RunSpec, SpecParse } from "./spec.js";
 import {
@@ -59,6 +60,7 @@ interface RunRow {
   transcript_path: string | null;
   page_changes_json: string | null;
   changes_json?: string | null;
+  wiki_commit_json?: string | null;
   log_path: string;
   retry_of: string | null;
   last_event_at?: number | null;
@@ -99,6 +101,7 @@ function toRecord(row: RunRow): RunRecord {
       : null,
     pageChanges: row.page_changes_json ? (JSON.parse(row.page_changes_json) as PageChanges) : null,
     changes: row.changes_json ? (JSON.parse(row.changes_json) as RunChanges) : null,
+    wikiCommit: row.wiki_commit_json ? (JSON.parse(row.wiki_commit_json) as WikiCommit) : null,
     logPath: row.log_path,
     retryOf: row.retry_of,
     claimSeq: row.claim_seq,
@@ -413,6 +416,11 @@ export class RunStore {
 
   recordChanges(runId: string, changes: RunChanges): void {
     this.db.prepare("UPDATE runs SET changes_json = ? WHERE run_id = ?").run(JSON.stringify(changes), runId);
+  }
+
+  /** The commit the product made of the run's wiki changes. */
+  recordWikiCommit(runId: string, commit: WikiCommit): void {
+    this.db.prepare("UPDATE runs SET wiki_commit_json = ? WHERE run_id = ?").run(JSON.stringify(commit), runId);
   }
 
   /** Deletes finished runs (and their events) created before `before`; returns what was deleted. */
