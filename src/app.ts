@@ -172,7 +172,7 @@ export class App {
   }
 
   async jobs(): Promise<JobsService> {
-    const { JobsService } = await import("./queue/jobs.js");
+    const [{ JobsService }, { SyncStore }] = await Promise.all([import("./queue/jobs.js"), import("./sync/store.js")]);
     return new JobsService({
       runs: this.runs,
       locks: this.locks,
@@ -183,6 +183,7 @@ export class App {
       log: (line) => this.log(line),
       cancelGraceMs: this.timing.cancelGraceMs,
       runsDir: this.paths.runs,
+      settlePruned: (runs) => new SyncStore(this.stateDb).settleRuns(runs, this.now()),
     });
   }
 
@@ -360,10 +361,12 @@ export class App {
   // ── sync (sync/) ──
 
   async sync(): Promise<SyncService> {
-    const [{ SyncService }, { SyncStore }, { insertRun }, lifecycle, spawner] = await Promise.all([
+    const [{ SyncService }, { SyncStore }, { insertRun }, { listTranscriptFiles, readTranscriptMetas }, { completeExtent }, lifecycle, spawner] = await Promise.all([
       import("./sync/service.js"),
       import("./sync/store.js"),
       import("./queue/producer.js"),
+      import("./sync/discovery/index.js"),
+      import("./sync/extent.js"),
       this.lifecycle(),
       this.spawner(),
     ]);
@@ -371,7 +374,7 @@ export class App {
       store: new SyncStore(this.stateDb),
       runs: this.runs,
       repositories: this.repositories,
-      env: this.options.env,
+      discovery: { list: (apps) => listTranscriptFiles(apps, this.options.env), readMetas: readTranscriptMetas, extent: completeExtent },
       now: this.now,
       lookbackMs: async () => (await this.config()).automation.sync.everyMs,
       prepareIngest: (repository, addresses, options) => lifecycle.prepareIngest(repository, addresses, options),

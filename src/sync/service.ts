@@ -7,12 +7,11 @@ import type { RunSpec } from "../runs/spec.js";
 import type { RunStore } from "../runs/store.js";
 import { oneLine } from "../core/errors.js";
 import { transcriptRangeAddress } from "../sources/model.js";
-import { listTranscriptFiles, readTranscriptMetas, type TranscriptApp } from "./discovery/index.js";
-import { completeExtent } from "./extent.js";
+import type { TranscriptApp, TranscriptListing } from "./discovery/index.js";
 import { syncGuidance, syncTitle } from "./guidance.js";
 import type { StartedGroup, SyncSkip, SyncSummary } from "./model.js";
-import { planSync, type PlannedGroup } from "./plan.js";
-import type { SyncCursor, SyncStore } from "./store.js";
+import { planSync, type PlanInputs, type PlannedGroup } from "./plan.js";
+import { settledCursor, type RunOutcome, type SyncCursor, type SyncStore } from "./store.js";
 
 export interface SyncRequest {
   apps: readonly TranscriptApp[];
@@ -22,11 +21,18 @@ export interface SyncRequest {
   using?: HarnessKind;
 }
 
+/** The transcripts on disk: listing (stat only), identities and activity, and where complete lines end. */
+export interface TranscriptDiscovery {
+  list: (apps: readonly TranscriptApp[]) => Promise<TranscriptListing>;
+  readMetas: PlanInputs["readMetas"];
+  extent: PlanInputs["extent"];
+}
+
 export interface SyncDeps {
   store: SyncStore;
-  runs: RunStore;
-  repositories: RepositoriesService;
-  env: NodeJS.ProcessEnv;
+  runs: Pick<RunStore, "statusesOf" | "harnessFootprints">;
+  repositories: Pick<RepositoriesService, "byName" | "affiliator">;
+  discovery: TranscriptDiscovery;
   now: () => number;
   /** How far back the first sync looks (`automation.sync.every`). */
   lookbackMs: () => Promise<number>;
@@ -70,8 +76,18 @@ export class SyncService {
     }
     if (started.length > 0) this.wakeWorker(started, skipped);
     const completedAt = this.deps.now();
-    if (request.wiki === undefined && failures === 0) for (const app of request.apps) this.deps.store.recordScan(app, plan.scanStartedAt);
+    if (request.wiki === undefined && failures === 0) this.recordScans(request.apps, plan.scanStartedAt, plan.heldBack);
     return { mode: "sync", since, completedAt, scanned: plan.scanned, eligible: plan.eligible, ready: [], started, skipped, unchanged: plan.unchanged };
+  }
+
+  /**
+   * A scan limited by `--wiki`, or one where a group failed to queue, leaves transcripts
+   * without cursors behind, so it records nothing. A whole scan records when it started,
+   * or, when it deferred transcripts that have no cursor yet, the oldest activity among
+   * them: the next window must reach them.
+   */
+  private recordScans(apps: readonly TranscriptApp[], startedAt: number, heldBack: ReadonlyMap<TranscriptApp, number>): void {
+    for (const app of apps) this.deps.store.recordScan(app, Math.min(startedAt, heldBack.get(app) ?? startedAt));
   }
 
   private async plan(request: SyncRequest, settle: boolean) {
@@ -80,7 +96,7 @@ export class SyncService {
     const lookback = await this.deps.lookbackMs();
     const scans = this.deps.store.scans();
     const windowStart = (app: TranscriptApp) => request.sinceMs ?? Math.min(scanStartedAt - lookback, scans.get(app) ?? Infinity);
-    const listing = await listTranscriptFiles(request.apps, this.deps.env);
+    const listing = await this.deps.discovery.list(request.apps);
     const { cursors, pendingStatus } = this.settledCursors(settle);
     const plan = await planSync({
       files: listing.files,
@@ -90,42 +106,34 @@ export class SyncService {
       footprints: this.deps.runs.harnessFootprints(),
       affiliator: this.deps.repositories.affiliator(),
       onlyRepositoryId: only?.repositoryId ?? null,
-      readMetas: readTranscriptMetas,
-      extent: completeExtent,
+      readMetas: this.deps.discovery.readMetas,
+      extent: this.deps.discovery.extent,
     });
     const since = Math.min(...request.apps.map(windowStart));
     return { plan: { ...plan, scanned: listing.files.length + listing.inactive, scanStartedAt }, since };
   }
 
   /**
-   * Cursors with each finished run's part settled: absorbed when the run ended `done`,
-   * offered again when it failed or was cancelled (or was pruned from the ledger).
-   * `sync` writes the settlements; `status` only computes them.
+   * Cursors with each finished run's part settled (see `settledCursor`): absorbed when
+   * the run ended `done`, offered again when it failed or was cancelled. `jobs prune`
+   * settles the cursors of the runs it deletes, so a run missing from the ledger was lost
+   * some other way, and its part is offered again. `sync` writes the settlements;
+   * `status` only computes them.
    */
   private settledCursors(write: boolean): { cursors: Map<string, SyncCursor>; pendingStatus: Map<string, RunStatus> } {
     const cursors = this.deps.store.cursors();
-    const pendingIds = [...new Set([...cursors.values()].map((c) => c.pendingRunId).filter((id): id is string => id !== null))];
+    const pendingIds = [...new Set([...cursors.values()].flatMap((c) => (c.pendingRunId === null ? [] : [c.pendingRunId])))];
     const statuses = this.deps.runs.statusesOf(pendingIds);
-    const now = this.deps.now();
-    for (const cursor of cursors.values()) {
-      const runId = cursor.pendingRunId;
-      if (runId === null) continue;
+    const outcomes = new Map<string, RunOutcome["status"]>();
+    for (const runId of pendingIds) {
       const status = statuses.get(runId);
-      if (status !== undefined && !isTerminal(status)) continue;
-      const absorbed = status === "done";
-      if (write) {
-        if (absorbed) this.deps.store.settleAbsorbed(cursor.pathKey, runId, now);
-        else this.deps.store.settleFailed(cursor.pathKey, runId, now);
-      }
-      if (absorbed) {
-        cursor.ingestedOffset = cursor.pendingOffset ?? cursor.ingestedOffset;
-        cursor.ingestedActivity = cursor.pendingActivity;
-      } else {
-        cursor.seenSize = -1;
-      }
-      cursor.pendingRunId = null;
-      cursor.pendingOffset = null;
-      cursor.pendingActivity = null;
+      if (status === undefined) outcomes.set(runId, "lost");
+      else if (isTerminal(status)) outcomes.set(runId, status);
+    }
+    if (write) this.deps.store.settleRuns([...outcomes].map(([runId, status]) => ({ runId, status })), this.deps.now());
+    for (const [key, cursor] of cursors) {
+      const outcome = cursor.pendingRunId === null ? undefined : outcomes.get(cursor.pendingRunId);
+      if (outcome !== undefined) cursors.set(key, settledCursor(cursor, outcome));
     }
     return { cursors, pendingStatus: statuses };
   }
