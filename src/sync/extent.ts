@@ -20,18 +20,20 @@ export interface Extent {
   /**
    * Fingerprint of the bytes just before the offset that was asked about, when that
    * offset is still a line boundary within the complete lines; null when it is not (the
-   * file is now shorter, or the byte before it is no newline): the transcript was rewritten.
+   * file is now shorter, or the byte before it is no newline: the transcript was
+   * rewritten), and for offset 0.
    */
   atPrint: string | null;
 }
 
 /**
  * The byte length of a transcript's complete lines, and fingerprints at that end and at
- * `at` (where the wiki's cursor stands). A session still being written may end in a torn
- * line; a sync takes the transcript only up to its last newline, and the rest is offered
- * next time. For `.jsonl.zst` offsets count decompressed bytes, as the sources reader does.
+ * `at` (where the wiki's cursor stands; 0 without one). A session still being written may
+ * end in a torn line; a sync takes the transcript only up to its last newline, and the
+ * rest is offered next time. For `.jsonl.zst` offsets count decompressed bytes, as the
+ * sources reader does.
  */
-export async function completeExtent(path: string, size: number, at: number | null): Promise<Extent> {
+export async function completeExtent(path: string, size: number, at: number): Promise<Extent> {
   return /\.zst$/i.test(path) ? zstdExtent(path, at) : plainExtent(path, size, at);
 }
 
@@ -40,11 +42,11 @@ export function fingerprint(window: Uint8Array): string {
   return createHash("sha256").update(window).digest("hex").slice(0, 32);
 }
 
-async function plainExtent(path: string, size: number, at: number | null): Promise<Extent> {
+async function plainExtent(path: string, size: number, at: number): Promise<Extent> {
   const handle = await open(path, "r");
   try {
     const end = await lastLineEnd(handle, size);
-    return { end, endPrint: await printBefore(handle, end), atPrint: at !== null && at <= end ? await printBefore(handle, at) : null };
+    return { end, endPrint: await printBefore(handle, end), atPrint: at <= end ? await printBefore(handle, at) : null };
   } finally {
     await handle.close();
   }
@@ -61,29 +63,29 @@ async function lastLineEnd(handle: FileHandle, size: number): Promise<number> {
   return 0;
 }
 
-/** Null unless `offset` follows a newline. */
+/** Null unless `offset` follows a newline (a short read leaves zeros, which are none). */
 async function printBefore(handle: FileHandle, offset: number): Promise<string | null> {
-  if (offset <= 0) return null;
   const start = Math.max(0, offset - PRINT_BYTES);
   const buffer = Buffer.alloc(offset - start);
-  const { bytesRead } = await handle.read(buffer, 0, buffer.length, start);
-  return bytesRead === buffer.length ? windowPrint(buffer) : null;
+  await handle.read(buffer, 0, buffer.length, start);
+  return windowPrint(buffer);
 }
 
+/** Null unless the window ends in a newline (an empty window does not). */
 function windowPrint(window: Uint8Array): string | null {
-  return window.length > 0 && window[window.length - 1] === NEWLINE ? fingerprint(window) : null;
+  return window[window.length - 1] === NEWLINE ? fingerprint(window) : null;
 }
 
 /** One pass over the decompressed stream, keeping only the last `PRINT_BYTES` seen. */
-async function zstdExtent(path: string, at: number | null): Promise<Extent> {
+async function zstdExtent(path: string, at: number): Promise<Extent> {
   const { Decompress } = await import("fzstd");
   let total = 0;
   let tail: Uint8Array = new Uint8Array(0);
   let end = 0;
   let endWindow: Uint8Array = new Uint8Array(0);
-  let atWindow: Uint8Array | null = null;
+  let atWindow: Uint8Array = new Uint8Array(0);
   const decompressor = new Decompress((data) => {
-    if (at !== null && at > total && at <= total + data.length) atWindow = lastBytes(tail, data.subarray(0, at - total));
+    if (at > total && at <= total + data.length) atWindow = lastBytes(tail, data.subarray(0, at - total));
     const index = data.lastIndexOf(NEWLINE);
     if (index !== -1) {
       end = total + index + 1;
@@ -94,16 +96,15 @@ async function zstdExtent(path: string, at: number | null): Promise<Extent> {
   });
   for await (const chunk of createReadStream(path, { highWaterMark: 256 * 1024 }) as AsyncIterable<Buffer>) decompressor.push(chunk, false);
   decompressor.push(new Uint8Array(0), true);
-  const atPrint = at !== null && at > 0 && at <= end && atWindow !== null ? windowPrint(atWindow) : null;
-  return { end, endPrint: end > 0 ? windowPrint(endWindow) : null, atPrint };
+  return { end, endPrint: windowPrint(endWindow), atPrint: windowPrint(atWindow) };
 }
 
-/** The last `PRINT_BYTES` of `before` followed by `data`, copied (the decoder reuses nothing, but a window must outlive it). */
+/** The last `PRINT_BYTES` of `before` followed by `data`, as a copy that outlives both. */
 function lastBytes(before: Uint8Array, data: Uint8Array): Uint8Array {
-  if (data.length >= PRINT_BYTES) return data.slice(data.length - PRINT_BYTES);
-  const keep = Math.min(before.length, PRINT_BYTES - data.length);
-  const joined = new Uint8Array(keep + data.length);
+  const fromData = data.subarray(Math.max(0, data.length - PRINT_BYTES));
+  const keep = Math.min(before.length, PRINT_BYTES - fromData.length);
+  const joined = new Uint8Array(keep + fromData.length);
   joined.set(before.subarray(before.length - keep), 0);
-  joined.set(data, keep);
+  joined.set(fromData, keep);
   return joined;
 }

@@ -30,7 +30,7 @@ export interface PlanInputs {
   onlyRepositoryId: string | null;
   readMetas: (files: readonly TranscriptFile[]) => Promise<Array<{ ok: true; meta: TranscriptMeta } | { ok: false; skip: DiscoverySkip }>>;
   /** Where the complete lines end, with fingerprints there and at `at` (see `completeExtent`). */
-  extent: (path: string, size: number, at: number | null) => Promise<Extent>;
+  extent: (path: string, size: number, at: number) => Promise<Extent>;
 }
 
 export interface Plan {
@@ -120,7 +120,7 @@ async function rangesFor(candidates: Candidate[], inputs: PlanInputs, skipped: S
     }
     let extent: Extent;
     try {
-      extent = await inputs.extent(file.path, file.size, cursor && cursor.ingestedOffset > 0 ? cursor.ingestedOffset : null);
+      extent = await inputs.extent(file.path, file.size, cursor?.ingestedOffset ?? 0);
     } catch (error) {
       skipped.push({ ...about, reason: `unreadable: ${error instanceof Error ? error.message : String(error)}` });
       continue;
@@ -158,8 +158,7 @@ async function rangesFor(candidates: Candidate[], inputs: PlanInputs, skipped: S
  * whenever it falls on a line boundary.
  */
 export function resumeAt(cursor: SyncCursor | null, extent: Extent): number {
-  if (!cursor || cursor.ingestedOffset === 0) return 0;
-  if (extent.atPrint === null) return 0;
+  if (!cursor || extent.atPrint === null) return 0;
   if (cursor.ingestedPrint !== null && cursor.ingestedPrint !== extent.atPrint) return 0;
   return cursor.ingestedOffset;
 }

@@ -10,7 +10,7 @@ import { transcriptRangeAddress } from "../sources/model.js";
 import type { TranscriptApp, TranscriptListing } from "./discovery/index.js";
 import { syncGuidance, syncTitle } from "./guidance.js";
 import type { StartedGroup, SyncSkip, SyncSummary } from "./model.js";
-import { planSync, type PlanInputs, type PlannedGroup } from "./plan.js";
+import { planSync, type PlanInputs, type PlannedGroup, type PlannedTranscript } from "./plan.js";
 import { settledCursor, type RunOutcome, type SyncCursor, type SyncStore } from "./store.js";
 
 export interface SyncRequest {
@@ -64,14 +64,17 @@ export class SyncService {
     const started: StartedGroup[] = [];
     const skipped: SyncSkip[] = [...plan.skipped];
     let failures = 0;
+    const skip = (transcripts: readonly PlannedTranscript[], reason: string) => {
+      for (const t of transcripts) skipped.push({ transcriptPath: t.path, reason, app: t.app, sessionId: t.sessionId, cwd: t.cwd });
+    };
     for (const group of plan.groups) {
       try {
-        const outcome = await this.queueGroup(group, request);
-        if (outcome) started.push(outcome);
-        else for (const t of group.transcripts) skipped.push({ transcriptPath: t.path, reason: "taken-by-another-sync", app: t.app, sessionId: t.sessionId, cwd: t.cwd });
+        const { queued, taken } = await this.queueGroup(group, request);
+        if (queued) started.push(queued);
+        skip(taken, "taken-by-another-sync");
       } catch (error) {
         failures += 1;
-        for (const t of group.transcripts) skipped.push({ transcriptPath: t.path, reason: `queue-failed: ${oneLine(error)}`, app: t.app, sessionId: t.sessionId, cwd: t.cwd });
+        skip(group.transcripts, `queue-failed: ${oneLine(error)}`);
       }
     }
     if (started.length > 0) this.wakeWorker(started, skipped);
@@ -122,23 +125,21 @@ export class SyncService {
    */
   private settledCursors(write: boolean): { cursors: Map<string, SyncCursor>; pendingStatus: Map<string, RunStatus> } {
     const cursors = this.deps.store.cursors();
-    const pendingIds = [...new Set([...cursors.values()].flatMap((c) => (c.pendingRunId === null ? [] : [c.pendingRunId])))];
-    const statuses = this.deps.runs.statusesOf(pendingIds);
+    const waiting = [...cursors.values()].filter((c): c is SyncCursor & { pendingRunId: string } => c.pendingRunId !== null);
+    const statuses = this.deps.runs.statusesOf([...new Set(waiting.map((c) => c.pendingRunId))]);
     const outcomes = new Map<string, RunOutcome["status"]>();
-    for (const runId of pendingIds) {
-      const status = statuses.get(runId);
-      if (status === undefined) outcomes.set(runId, "lost");
-      else if (isTerminal(status)) outcomes.set(runId, status);
+    for (const cursor of waiting) {
+      const status = statuses.get(cursor.pendingRunId) ?? "lost";
+      if (status !== "lost" && !isTerminal(status)) continue;
+      outcomes.set(cursor.pendingRunId, status);
+      cursors.set(cursor.pathKey, settledCursor(cursor, status));
     }
     if (write) this.deps.store.settleRuns([...outcomes].map(([runId, status]) => ({ runId, status })), this.deps.now());
-    for (const [key, cursor] of cursors) {
-      const outcome = cursor.pendingRunId === null ? undefined : outcomes.get(cursor.pendingRunId);
-      if (outcome !== undefined) cursors.set(key, settledCursor(cursor, outcome));
-    }
     return { cursors, pendingStatus: statuses };
   }
 
-  private async queueGroup(group: PlannedGroup, request: SyncRequest): Promise<StartedGroup | null> {
+  /** Queues the group's run; `taken` are its transcripts another sync reserved first. */
+  private async queueGroup(group: PlannedGroup, request: SyncRequest): Promise<{ queued: StartedGroup | null; taken: PlannedTranscript[] }> {
     const addresses = group.transcripts.map((t) => transcriptRangeAddress(t.path, t.fromOffset, t.toOffset));
     const spec = await this.deps.prepareIngest(group.repository, addresses, {
       ...(request.using !== undefined ? { using: request.using } : {}),
@@ -146,14 +147,13 @@ export class SyncService {
       guidance: syncGuidance(group.repository, group.transcripts),
     });
     this.deps.hooks.run("syncBeforeReserve");
-    const reserved = this.deps.store.reserveAndQueue(group.transcripts, this.deps.now(), (kept) => {
-      const keep = new Set(kept.map((k) => k.pathKey));
-      const indexes = group.transcripts.flatMap((t, i) => (keep.has(t.pathKey) ? [i] : []));
-      const narrowed = kept.length === group.transcripts.length ? spec : narrowSpec(spec, indexes, group, keep);
-      return this.deps.insertRun(group.repository, narrowed).runId;
-    });
-    if (!reserved) return null;
-    return { ...readyOf({ repository: group.repository, transcripts: group.transcripts.filter((t) => reserved.kept.some((k) => k.pathKey === t.pathKey)) }), runId: reserved.runId };
+    const reserved = this.deps.store.reserveAndQueue(group.transcripts, this.deps.now(), (kept) =>
+      this.deps.insertRun(group.repository, narrowSpec(spec, group, new Set(kept.map((k) => k.pathKey)))).runId,
+    );
+    if (!reserved) return { queued: null, taken: group.transcripts };
+    const kept = new Set(reserved.kept.map((k) => k.pathKey));
+    const queued = { ...readyOf({ repository: group.repository, transcripts: group.transcripts.filter((t) => kept.has(t.pathKey)) }), runId: reserved.runId };
+    return { queued, taken: group.transcripts.filter((t) => !kept.has(t.pathKey)) };
   }
 
   private wakeWorker(started: StartedGroup[], skipped: SyncSkip[]): void {
@@ -167,9 +167,13 @@ export class SyncService {
   }
 }
 
-/** Another sync took some of the transcripts first: the run covers only the rest. */
-function narrowSpec(spec: RunSpec, indexes: number[], group: PlannedGroup, keep: Set<string>): RunSpec {
-  const transcripts = group.transcripts.filter((t) => keep.has(t.pathKey));
+/**
+ * The spec for the transcripts the reservation kept: all of them as prepared, or, when
+ * another sync took some first, only the rest (inputs and sources are in the group's order).
+ */
+function narrowSpec(spec: RunSpec, group: PlannedGroup, keep: ReadonlySet<string>): RunSpec {
+  const indexes = group.transcripts.flatMap((t, i) => (keep.has(t.pathKey) ? [i] : []));
+  const transcripts = indexes.map((i) => group.transcripts[i]!);
   return {
     ...spec,
     inputs: indexes.map((i) => spec.inputs[i]!),
