@@ -424,13 +424,14 @@ describe("one run per repository, at most 25 transcripts each", () => {
   test("each repository gets its own group and its own limit; groups by repository id, transcripts by app, session, path", async () => {
     const w = world();
     for (let i = 0; i < 25; i++) transcript(w, `/t/b${String(i).padStart(2, "0")}.jsonl`, { cwd: "/work/repo_b", sessionId: "sb" });
-    transcript(w, "/t/z.jsonl", { app: "codex", sessionId: "s1" });
-    transcript(w, "/t/y.jsonl", { app: "claude", sessionId: "s2" });
-    transcript(w, "/t/x2.jsonl", { app: "claude", sessionId: "s1" });
-    transcript(w, "/t/x1.jsonl", { app: "claude", sessionId: "s1" });
+    // Measured newest first; each key decides against the order of the keys after it.
+    transcript(w, "/t/0.jsonl", { app: "codex", sessionId: "s0", activity: 150_004 });
+    transcript(w, "/t/a.jsonl", { app: "claude", sessionId: "s2", activity: 150_003 });
+    transcript(w, "/t/p2.jsonl", { app: "claude", sessionId: "s1", activity: 150_002 });
+    transcript(w, "/t/p1.jsonl", { app: "claude", sessionId: "s1", activity: 150_001 });
     const p = await plan(w);
     expect(p.groups.map((g) => g.repository.repositoryId)).toEqual(["repo_a", "repo_b"]);
-    expect(p.groups[0]!.transcripts.map((t) => t.path)).toEqual(["/t/x1.jsonl", "/t/x2.jsonl", "/t/y.jsonl", "/t/z.jsonl"]);
+    expect(p.groups[0]!.transcripts.map((t) => t.path)).toEqual(["/t/p1.jsonl", "/t/p2.jsonl", "/t/a.jsonl", "/t/0.jsonl"]);
     expect(p.groups[1]!.transcripts).toHaveLength(25);
     expect(p.eligible).toBe(29);
     expect(p.skipped).toEqual([]);
