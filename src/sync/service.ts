@@ -63,7 +63,8 @@ export class SyncService {
     const { plan, since } = await this.plan(request, true);
     const started: StartedGroup[] = [];
     const skipped: SyncSkip[] = [...plan.skipped];
-    let failures = 0;
+    // Whether this scan saw every transcript through: not limited by --wiki, every group queued.
+    let whole = request.wiki === undefined;
     const skip = (transcripts: readonly PlannedTranscript[], reason: string) => {
       for (const t of transcripts) skipped.push({ transcriptPath: t.path, reason, app: t.app, sessionId: t.sessionId, cwd: t.cwd });
     };
@@ -73,13 +74,13 @@ export class SyncService {
         if (queued) started.push(queued);
         skip(taken, "taken-by-another-sync");
       } catch (error) {
-        failures += 1;
+        whole = false;
         skip(group.transcripts, `queue-failed: ${oneLine(error)}`);
       }
     }
     if (started.length > 0) this.wakeWorker(started, skipped);
     const completedAt = this.deps.now();
-    if (request.wiki === undefined && failures === 0) this.recordScans(request.apps, plan.scanStartedAt, plan.heldBack);
+    if (whole) this.recordScans(request.apps, plan.scanStartedAt, plan.heldBack);
     return { mode: "sync", since, completedAt, scanned: plan.scanned, eligible: plan.eligible, ready: [], started, skipped, unchanged: plan.unchanged };
   }
 

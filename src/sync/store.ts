@@ -148,7 +148,6 @@ export class SyncStore {
    * the runs it is about to delete, so no cursor is left pointing at a run that is gone.
    */
   settleRuns(outcomes: readonly RunOutcome[], now: number): void {
-    if (outcomes.length === 0) return;
     const waiting = this.db.prepare("SELECT * FROM sync_cursors WHERE pending_run_id = ?");
     const write = this.db.prepare(
       `UPDATE sync_cursors SET ingested_offset = @ingestedOffset, ingested_activity = @ingestedActivity, ingested_print = @ingestedPrint,
