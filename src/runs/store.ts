@@ -11,6 +11,7 @@ import {
   type RunKind,
   type RunRecord,
   type RunStatus,
+  type TerminalStatus,
   type Transition,
   type WikiCommit,
 } from "./model.js";
@@ -29,6 +30,13 @@ import {
 } from "./transitions.js";
 
 export type { ClaimOutcome, Finish } from "./transitions.js";
+
+/** A finished run `pruneRuns` deletes. */
+export interface PrunedRun {
+  runId: string;
+  logPath: string;
+  status: TerminalStatus;
+}
 
 interface RunRow {
   seq: number;
@@ -423,13 +431,19 @@ export class RunStore {
     this.db.prepare("UPDATE runs SET wiki_commit_json = ? WHERE run_id = ?").run(JSON.stringify(commit), runId);
   }
 
-  /** Deletes finished runs (and their events) created before `before`; returns what was deleted. */
-  pruneRuns(before: number): { runId: string; logPath: string }[] {
+  /**
+   * Deletes finished runs (and their events) created before `before`; returns what was
+   * deleted. `settle` runs first in the same transaction with the runs about to go, so
+   * whatever points at them elsewhere in the state database (sync cursors) is settled
+   * against their outcome in the same commit.
+   */
+  pruneRuns(before: number, settle: (runs: readonly PrunedRun[]) => void): PrunedRun[] {
     return this.db
       .transaction(() => {
         const rows = this.db
-          .prepare("SELECT run_id AS runId, log_path AS logPath FROM runs WHERE status IN ('done', 'failed', 'cancelled') AND created_at < ?")
-          .all(before) as { runId: string; logPath: string }[];
+          .prepare("SELECT run_id AS runId, log_path AS logPath, status FROM runs WHERE status IN ('done', 'failed', 'cancelled') AND created_at < ?")
+          .all(before) as PrunedRun[];
+        settle(rows);
         const del = this.db.prepare("DELETE FROM runs WHERE run_id = ?");
         for (const row of rows) del.run(row.runId);
         return rows;
