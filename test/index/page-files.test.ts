@@ -1,4 +1,4 @@
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, realpathSync, renameSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
@@ -86,18 +86,22 @@ describe("a page swapped after the scan's check", () => {
     expect(hits[0]!.excerpt ?? "").not.toContain("root:x");
   });
 
-  test("for a FIFO is refused at once instead of blocking the read", async () => {
+  test("for a FIFO is refused at once instead of being read", async () => {
     const { wiki, almanac } = opened({ "notes.md": NOTES });
     await wiki.index.refresh();
-    unlinkSync(join(almanac, "notes.md"));
-    expect(spawnSync("mkfifo", [join(almanac, "notes.md")]).status).toBe(0);
-    // Opening a FIFO for reading waits for a writer that never comes, unless the open does not block.
-    expect((await wiki.index.show("notes")).body).toBe("");
-    const parsed = createPageParser().parseFile(
-      { relPath: "notes.md", absPath: join(almanac, "notes.md"), size: 0, mtimeMs: 0, slug: "notes" },
-      realpathSync(almanac),
-    );
-    expect(parsed.problems[0]).toMatchObject({ category: "page_unreadable", message: "page could not be read (not a regular file)" });
+    const fifo = join(almanac, "notes.md");
+    unlinkSync(fifo);
+    expect(spawnSync("mkfifo", [fifo]).status).toBe(0);
+    // A writer waits at the other end, so a read that opened the FIFO would get the secret instead of hanging.
+    const writer = spawn("sh", ["-c", 'printf "%s" "$1" > "$0"', fifo, SECRET], { stdio: "ignore" });
+    try {
+      const view = await wiki.index.show("notes");
+      expect(view.body).toBe("");
+      const parsed = createPageParser().parseFile({ relPath: "notes.md", absPath: fifo, size: 0, mtimeMs: 0, slug: "notes" }, realpathSync(almanac));
+      expect(parsed.problems[0]).toMatchObject({ category: "page_unreadable", message: "page could not be read (not a regular file)" });
+    } finally {
+      writer.kill("SIGKILL");
+    }
   });
 });
 
