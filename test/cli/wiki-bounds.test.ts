@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import { page, sandbox, writeWiki, type Sandbox } from "../support/cli.js";
@@ -44,6 +44,16 @@ describe("a wiki folder that leads out of its repository", () => {
     expectFailure(box.run(["garden"], { cwd: repo }), refusal);
     expect(readFileSync(join(outside, "almanac", "secret.md"), "utf8")).toBe(before);
     expect(readFileSync(join(outside, "almanac", "topics.yaml"), "utf8")).toBe(topicsBefore);
+  });
+
+  test("init refuses a folder whose almanac/ is a symlink, even a dangling one, and writes nothing through it", () => {
+    box = sandbox();
+    const repo = join(box.dir, "fresh");
+    mkdirSync(repo);
+    symlinkSync(join(box.dir, "not-yet"), join(repo, "almanac"));
+    const result = box.run(["init"], { cwd: repo });
+    expect([result.code, result.stderr.split("\n")[0]]).toEqual([1, "codealmanac: almanac/ already exists here."]);
+    expect(existsSync(join(box.dir, "not-yet"))).toBe(false);
   });
 
   test("a wiki folder linked to another folder inside the repository works as before", () => {
