@@ -1,5 +1,5 @@
 import { closeSync, constants, fstatSync, openSync, readFileSync, readlinkSync, realpathSync, statSync, type Stats } from "node:fs";
-import { basename, dirname, join, relative, sep } from "node:path";
+import { basename, dirname, isAbsolute, join, relative, sep } from "node:path";
 
 export function isFile(path: string): boolean {
   try {
@@ -65,7 +65,7 @@ export function realpathLoose(path: string): string {
 /** `path` is `root` or lies below it, compared component by component (`app` does not contain `app-2`). */
 export function isPathInside(path: string, root: string): boolean {
   const rel = relative(root, path);
-  return rel === "" || (rel !== ".." && !rel.startsWith(`..${sep}`) && !rel.startsWith(sep) && !/^[A-Za-z]:/.test(rel));
+  return rel === "" || (rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
 }
 
 /** Why a file was refused by `openFileWithin`, as the `code` of the error it throws. */
