@@ -7,7 +7,7 @@ import { MAX_INDEXED_BYTES } from "./layout.js";
  * Every read of a page file (and of topics.yaml) goes through here: opened without
  * following a swapped-in link and checked on its descriptor to be a regular file inside
  * the wiki (src/core/fs.ts `openFileWithin`), and read no further than the 2 MB the
- * index covers, so a huge page costs the same bounded read every time.
+ * index covers, so a huge page costs the same bounded read every time, indexing included.
  */
 
 export interface PageHead {
@@ -18,15 +18,16 @@ export interface PageHead {
   mtimeMs: number;
   /** The file holds more than `bytes`. */
   truncated: boolean;
-  /** SHA-256 of the whole file, when asked for. */
+  /** The content hash, when asked for (see readPageHead). */
   hash?: string;
 }
 
-const CHUNK = 1024 * 1024;
-
 /**
  * The first `limit` bytes of a page inside `wikiRoot` (the wiki folder's real path).
- * With `hash`, the rest is read in chunks into the hash and dropped.
+ * With `hash`, its content hash: SHA-256 of the whole file, or for a file longer than
+ * `limit`, of the bytes read, the size and the mtime. The index holds nothing from
+ * past the cut, so a change there matters only as a change, which the size or mtime
+ * shows; hashing the rest would read the whole file again on every change.
  */
 export function readPageHead(path: string, wikiRoot: string, options: { limit?: number; hash?: boolean } = {}): PageHead {
   const limit = options.limit ?? MAX_INDEXED_BYTES;
@@ -35,7 +36,7 @@ export function readPageHead(path: string, wikiRoot: string, options: { limit?: 
     const bytes = readFrom(fd, Buffer.allocUnsafe(Math.min(stat.size, limit)), 0);
     const truncated = stat.size > bytes.length;
     const head: PageHead = { bytes: truncated ? wholeCharacters(bytes) : bytes, size: stat.size, mtimeMs: stat.mtimeMs, truncated };
-    if (options.hash) head.hash = hashRest(fd, bytes, truncated);
+    if (options.hash) head.hash = contentHash(bytes, truncated ? stat : null);
     return head;
   } finally {
     closeSync(fd);
@@ -47,10 +48,10 @@ export function readWholePage(path: string, wikiRoot: string): string {
   return readPageHead(path, wikiRoot, { limit: Infinity }).bytes.toString("utf8");
 }
 
-/** SHA-256 of a page's content, read in chunks; null when it cannot be read. */
+/** A page's content hash as the parser computes it (see readPageHead); null when it cannot be read. */
 export function hashPageFile(path: string, wikiRoot: string): string | null {
   try {
-    return readPageHead(path, wikiRoot, { limit: 0, hash: true }).hash!;
+    return readPageHead(path, wikiRoot, { hash: true }).hash!;
   } catch {
     return null;
   }
@@ -72,17 +73,10 @@ function readFrom(fd: number, buffer: Buffer, position: number): Buffer {
   return filled === buffer.length ? buffer : buffer.subarray(0, filled);
 }
 
-function hashRest(fd: number, head: Buffer, more: boolean): string {
+function contentHash(bytes: Buffer, cut: { size: number; mtimeMs: number } | null): string {
   const hash = sha256Hasher();
-  hash.update(head);
-  if (!more) return hash.hex();
-  const chunk = Buffer.allocUnsafe(CHUNK);
-  for (let position = head.length; ; ) {
-    const n = readSync(fd, chunk, 0, CHUNK, position);
-    if (n === 0) break;
-    hash.update(chunk.subarray(0, n));
-    position += n;
-  }
+  hash.update(bytes);
+  if (cut !== null) hash.update(Buffer.from(`\0cut at ${bytes.length} of ${cut.size} bytes, mtime ${cut.mtimeMs}`));
   return hash.hex();
 }
 
