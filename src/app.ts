@@ -469,7 +469,8 @@ export class App {
       watch: this.options.env.CODEALMANAC_MCP_WATCH !== "0",
       queue: launch.allowQueue
         ? {
-            ingest: async (wiki, inputs, options) => (await this.lifecycle()).ingest(launch.cwd, wiki, inputs, options),
+            // An agent names the inputs: paths it may not read are answered as missing.
+            ingest: async (wiki, inputs, options) => (await this.lifecycle()).ingest(launch.cwd, wiki, inputs, { ...options, confined: true }),
             garden: async (wiki, options) => (await this.lifecycle()).garden(launch.cwd, wiki, options),
             run: async (runId) => {
               const jobs = await this.jobs();
