@@ -199,7 +199,7 @@ export class App {
 
   async jobs(): Promise<JobsService> {
     this.requireQueue();
-    const { JobsService } = await import("./queue/jobs.js");
+    const [{ JobsService }, { SyncStore }] = await Promise.all([import("./queue/jobs.js"), import("./sync/store.js")]);
     return new JobsService({
       runs: this.runs,
       locks: this.locks,
@@ -211,6 +211,7 @@ export class App {
       cancelGraceMs: this.timing.cancelGraceMs,
       runsDir: this.paths.runs,
       environments: this.environments,
+      settlePruned: (runs) => new SyncStore(this.stateDb).settleRuns(runs, this.now()),
     });
   }
 
@@ -262,6 +263,7 @@ export class App {
           now: this.now,
           log: (line) => this.log(line),
           env,
+          cli: { node: process.execPath, script: this.options.binPath ?? process.argv[1] ?? "codealmanac" },
           runTimeoutMs,
           runIdleTimeoutMs,
           stopped: stoppedSignal,
@@ -396,17 +398,19 @@ export class App {
   // ── sync (sync/) ──
 
   async sync(): Promise<SyncService> {
-    const [{ SyncService }, { SyncStore }, { insertRun }, spawner] = await Promise.all([
+    const [{ SyncService }, { SyncStore }, { insertRun }, { listTranscriptFiles, readTranscriptMetas }, { completeExtent }, spawner] = await Promise.all([
       import("./sync/service.js"),
       import("./sync/store.js"),
       import("./queue/producer.js"),
+      import("./sync/discovery/index.js"),
+      import("./sync/extent.js"),
       this.spawner(),
     ]);
     return new SyncService({
       store: new SyncStore(this.stateDb),
       runs: this.runs,
       repositories: this.repositories,
-      env: this.options.env,
+      discovery: { list: (apps) => listTranscriptFiles(apps, this.options.env), readMetas: readTranscriptMetas, extent: completeExtent },
       now: this.now,
       lookbackMs: async () => (await this.config()).automation.sync.everyMs,
       // Loaded only when a run is queued: `sync status` is a read and works where the queue cannot run.
@@ -465,7 +469,8 @@ export class App {
       watch: this.options.env.CODEALMANAC_MCP_WATCH !== "0",
       queue: launch.allowQueue
         ? {
-            ingest: async (wiki, inputs, options) => (await this.lifecycle()).ingest(launch.cwd, wiki, inputs, options),
+            // An agent names the inputs: paths it may not read are answered as missing.
+            ingest: async (wiki, inputs, options) => (await this.lifecycle()).ingest(launch.cwd, wiki, inputs, { ...options, confined: true }),
             garden: async (wiki, options) => (await this.lifecycle()).garden(launch.cwd, wiki, options),
             run: async (runId) => {
               const jobs = await this.jobs();

@@ -18,7 +18,7 @@ export const CONFIG_KEYS = [
 export type ConfigKey = (typeof CONFIG_KEYS)[number];
 
 export const KEY_HELP: Record<ConfigKey, string> = {
-  auto_commit: "true or false: whether agents may commit wiki changes (default true)",
+  auto_commit: "true or false: whether a successful run commits its wiki changes (default true)",
   "harness.default": "claude or codex (default: detected from the installed CLIs)",
   "harness.model": "a model of that harness (default: the harness's default model)",
   "runs.timeout": `${span("runs.timeout")}, such as 90m or 2h: the longest a run may take (default 90m)`,

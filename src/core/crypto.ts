@@ -18,3 +18,9 @@ export function sha256Hex(data: string | Uint8Array): string {
 export function randomHex(bytes: number): string {
   return crypto().randomBytes(bytes).toString("hex");
 }
+
+/** A SHA-256 fed piece by piece, for files too big to hold in memory at once. */
+export function sha256Hasher(): { update(data: Uint8Array): void; hex(): string } {
+  const hash = crypto().createHash("sha256");
+  return { update: (data) => void hash.update(data), hex: () => hash.digest("hex") };
+}

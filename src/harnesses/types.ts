@@ -17,6 +17,19 @@ export interface HarnessReadiness {
   version?: string | null;
 }
 
+/**
+ * Commands of CodeAlmanac's own CLI that the agent may run during a run; its prompt names
+ * them, so each adapter must let them through its CLI's permissions.
+ */
+export interface AgentCommands {
+  /** The name the prompt uses (`codealmanac`), found first on the agent's PATH. */
+  executable: string;
+  /** The subcommands it may run (`validate`, `search`, `show`). */
+  subcommands: readonly string[];
+  /** Folders outside the repository those commands write to (their own state root): a sandbox must allow them. */
+  writableRoots: readonly string[];
+}
+
 export interface HarnessRunRequest {
   /** Passed to the provider verbatim. */
   model: string;
@@ -38,6 +51,8 @@ export interface HarnessRunRequest {
   signal?: AbortSignal;
   /** The version readiness found (`x.y.z`); adapters pick version-dependent flags with it. */
   cliVersion?: string | null;
+  /** CodeAlmanac commands the agent may run; none when absent. */
+  commands?: AgentCommands;
 }
 
 export interface HarnessFailure {

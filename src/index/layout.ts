@@ -4,5 +4,8 @@
  */
 export const SECTION_SLOTS = 4096;
 
-/** Pages larger than this are indexed (and shown) from their first 2 MB. */
-export const MAX_INDEXED_CHARS = 2 * 1024 * 1024;
+/**
+ * Pages larger than this are indexed, shown and excerpted from their first 2 MB (bytes,
+ * cut back to a whole UTF-8 character); nothing past it is ever read but to hash it.
+ */
+export const MAX_INDEXED_BYTES = 2 * 1024 * 1024;

@@ -1,4 +1,3 @@
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { conflict, invalid, notFound } from "../core/errors.js";
 import { kebab, titleForSlug } from "../core/kebab.js";
@@ -8,7 +7,7 @@ import { writeFileAtomic } from "../wiki/atomic-write.js";
 import { resolveSlug } from "./views/pages.js";
 import { topicExists, topicSlug } from "./views/topics.js";
 import type { WikiIndex } from "./service.js";
-import { readTextIfExists } from "../core/fs.js";
+import { readWholePage } from "./page-file.js";
 
 export interface TopicChange {
   slug: string;
@@ -134,7 +133,7 @@ export class OrganizeService {
     const path = join(index.almanacPath, relPath);
     const result = index.db
       .transaction((): TagChange => {
-        const text = readFileSync(path, "utf8");
+        const text = readForRewrite(path, index.wikiRoot);
         const current = readTopicsForRewrite(text, path).map((t) => kebab(t));
         const changed = mode === "tag" ? wanted.filter((t) => !current.includes(t)) : wanted.filter((t) => current.includes(t));
         const unchanged = wanted.filter((t) => !changed.includes(t));
@@ -156,7 +155,7 @@ export class OrganizeService {
     const topicsPath = join(index.almanacPath, "topics.yaml");
     const result = index.db
       .transaction((): TopicChange => {
-        const original = readTextIfExists(topicsPath);
+        const original = readTopicsText(topicsPath, index.wikiRoot);
         const doc = TopicsDocument.parse(original, topicsPath);
         const pages = new PagePlanner(index);
         const change = plan(doc, pages);
@@ -188,7 +187,7 @@ class PagePlanner {
       .all(topic) as string[];
     for (const rel of rows) {
       const path = join(this.index.almanacPath, rel);
-      const text = readFileSync(path, "utf8");
+      const text = readForRewrite(path, this.index.wikiRoot);
       const current = readTopicsForRewrite(text, path).map((t) => kebab(t));
       const next = [...new Set(edit(current))];
       const content = rewritePageTopics(text, next, path, rename);
@@ -201,4 +200,25 @@ class PagePlanner {
 
 function conflictTopic(slug: string) {
   return conflict(`topic "${slug}" already exists; delete it first if you intend to merge`);
+}
+
+/** topics.yaml's text, or null when there is none; read like a page, never through a link out of the wiki. */
+function readTopicsText(path: string, wikiRoot: string): string | null {
+  try {
+    return readForRewrite(path, wikiRoot);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw error;
+  }
+}
+
+/** A file about to be rewritten, whole; one that leads out of the wiki or is no regular file is refused by name. */
+function readForRewrite(path: string, wikiRoot: string): string {
+  try {
+    return readWholePage(path, wikiRoot);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EOUTSIDE" || code === "ENOTREG") throw invalid(`${(error as Error).message}; not rewritten`);
+    throw error;
+  }
 }

@@ -1,12 +1,11 @@
-import { readFileSync } from "node:fs";
 import { basename } from "node:path";
 import { titleForSlug } from "../core/kebab.js";
-import { sha256Hex } from "../core/crypto.js";
 import { emptyBody, parsePage, type ParsedPage } from "../wiki/page.js";
 import { findCycles, parseTopicsFile, type TopicDef } from "../wiki/topics-file.js";
 import { isLandingPath } from "../wiki/slug.js";
 import type { ScannedFile } from "./scan.js";
-import { MAX_INDEXED_CHARS } from "./layout.js";
+import { MAX_INDEXED_BYTES } from "./layout.js";
+import { readPageHead, type PageHead } from "./page-file.js";
 
 /** Loaded lazily: this module pulls in markdown-it and yaml, which unchanged reads never need. */
 
@@ -52,8 +51,9 @@ export interface TopicsParse {
 }
 
 export interface PageParser {
-  parseFile(file: ScannedFile, knownHash?: string): ParsedFile;
-  parseTopics(path: string): TopicsParse;
+  /** `wikiRoot` is the wiki folder's real path: a page is read only when it really lies inside it. */
+  parseFile(file: ScannedFile, wikiRoot: string, knownHash?: string): ParsedFile;
+  parseTopics(path: string, wikiRoot: string): TopicsParse;
   titleForSlug(slug: string): string;
   findCycles(topics: TopicDef[]): string[][];
 }
@@ -65,15 +65,15 @@ export function createPageParser(): PageParser {
   return { parseFile, parseTopics, titleForSlug, findCycles };
 }
 
-function parseFile(file: ScannedFile, knownHash?: string): ParsedFile {
-  let bytes: Buffer;
+function parseFile(file: ScannedFile, wikiRoot: string, knownHash?: string): ParsedFile {
+  let head: PageHead;
   try {
-    bytes = readFileSync(file.absPath);
+    head = readPageHead(file.absPath, wikiRoot, { hash: knownHash === undefined });
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? "error";
-    return skipped(file, "", "page_unreadable", `page could not be read (${code})`);
+    return skipped(file, "", "page_unreadable", `page could not be read (${readFailure(error)})`);
   }
-  const hash = knownHash ?? sha256Hex(bytes);
+  const hash = knownHash ?? head.hash!;
+  const bytes = head.bytes;
   if (looksBinary(bytes)) {
     return skipped(file, hash, "binary_page", "binary file named .md; not indexed");
   }
@@ -84,13 +84,10 @@ function parseFile(file: ScannedFile, knownHash?: string): ParsedFile {
     return skipped(file, hash, "page_undecodable", "page is not valid UTF-8; not indexed");
   }
   const problems: FileProblem[] = [];
-  let truncated = false;
-  if (bytes.length > MAX_INDEXED_CHARS) {
-    truncated = true;
-    text = text.slice(0, MAX_INDEXED_CHARS);
+  if (head.truncated) {
     problems.push({
       category: "page_truncated",
-      message: `page is ${(bytes.length / 1024 / 1024).toFixed(1)} MB; only the first 2 MB are indexed`,
+      message: `page is ${(head.size / 1024 / 1024).toFixed(1)} MB; only the first ${MAX_INDEXED_BYTES / 1024 / 1024} MB are indexed`,
       line: null,
     });
   }
@@ -101,7 +98,7 @@ function parseFile(file: ScannedFile, knownHash?: string): ParsedFile {
     fileStem: basename(file.relPath, ".md"),
   });
   for (const problem of page.problems) problems.push({ ...problem });
-  return { file, state: "page", hash, problems, truncated, emptyBody: emptyBody(page.body), page: indexedPage(page) };
+  return { file, state: "page", hash, problems, truncated: head.truncated, emptyBody: emptyBody(page.body), page: indexedPage(page) };
 }
 
 function indexedPage(page: ParsedPage): IndexedPage {
@@ -125,15 +122,23 @@ function skipped(file: ScannedFile, hash: string, category: string, message: str
   };
 }
 
+/** An open refused because the file led outside the wiki or was no file, in words; else the system's code. */
+function readFailure(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === "EOUTSIDE") return "it leads outside almanac/";
+  if (code === "ENOTREG") return "not a regular file";
+  return code ?? "error";
+}
+
 /** A NUL byte in the first 8 KB is the usual binary sniff (git uses the same rule). */
 function looksBinary(bytes: Buffer): boolean {
   return bytes.subarray(0, 8192).includes(0);
 }
 
-function parseTopics(path: string): TopicsParse {
+function parseTopics(path: string, wikiRoot: string): TopicsParse {
   let text: string | null = null;
   try {
-    text = decoder.decode(readFileSync(path));
+    text = decoder.decode(readPageHead(path, wikiRoot, { limit: Infinity }).bytes);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code !== "ENOENT") {

@@ -27,10 +27,11 @@ export const PARALLEL_THRESHOLD = 300;
  */
 export const PARSE_WORKERS_ENV = "CODEALMANAC_PARSE_WORKERS";
 
-export function inlineParser(parser: PageParser): BatchParser {
+/** `wikiRoot` is the wiki folder's real path, which every page read must stay inside. */
+export function inlineParser(parser: PageParser, wikiRoot: string): BatchParser {
   return {
     threads: 0,
-    parse: async (jobs) => jobs.map((job) => parser.parseFile(job.file, job.hash)),
+    parse: async (jobs) => jobs.map((job) => parser.parseFile(job.file, wikiRoot, job.hash)),
     close: async () => undefined,
   };
 }
@@ -39,10 +40,10 @@ export function inlineParser(parser: PageParser): BatchParser {
  * Worker threads for big rebuilds. The bundle ships the worker next to the CLI
  * (dist/parse-worker.js); when it is absent (tests running sources) parsing stays inline.
  */
-export function createBatchParser(parser: PageParser, fileCount: number): BatchParser {
+export function createBatchParser(parser: PageParser, fileCount: number, wikiRoot: string): BatchParser {
   const script = workerScript();
   const size = workerCount();
-  if (fileCount < PARALLEL_THRESHOLD || !script || size === 0) return inlineParser(parser);
+  if (fileCount < PARALLEL_THRESHOLD || !script || size === 0) return inlineParser(parser, wikiRoot);
   const workers = Array.from({ length: size }, () => new Worker(script));
   const idle = [...workers];
   const waiting: ((worker: Worker) => void)[] = [];
@@ -73,7 +74,7 @@ export function createBatchParser(parser: PageParser, fileCount: number): BatchP
           };
           worker.on("message", onMessage);
           worker.once("error", reject);
-          worker.postMessage({ id, files: jobs });
+          worker.postMessage({ id, root: wikiRoot, files: jobs });
         });
       } finally {
         release(worker);

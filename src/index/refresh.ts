@@ -1,9 +1,8 @@
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Statement } from "better-sqlite3";
 import type { Db } from "../core/sqlite.js";
 import { trace } from "../core/trace.js";
-import { sha256Hex } from "../core/crypto.js";
+import { hashPageFile } from "./page-file.js";
 import { comparePaths, isRacy, scanWiki, snapshotOf, type ScanSnapshot, type ScannedFile, type WikiScan } from "./scan.js";
 import type { ParsedFile, PageParser } from "./parse-file.js";
 import type { BatchParser, ParseJob } from "./parse-pool.js";
@@ -105,9 +104,9 @@ function jobsFor(plan: Plan, slugs: string[]): ParseJob[] {
  * Parse: the affected slugs in batches, up to PARSE_AHEAD batches in flight on the parse
  * pool (worker threads for big rebuilds) while the caller routes and writes earlier ones.
  */
-async function* parseBatches(plan: Plan, parser: PageParser): AsyncGenerator<[string[], Map<string, ParsedFile>]> {
+async function* parseBatches(plan: Plan, parser: PageParser, wikiRoot: string): AsyncGenerator<[string[], Map<string, ParsedFile>]> {
   const { createBatchParser } = await import("./parse-pool.js");
-  const pool: BatchParser = createBatchParser(parser, plan.slugs.length);
+  const pool: BatchParser = createBatchParser(parser, plan.slugs.length, wikiRoot);
   trace(`refresh: parsing ${pool.threads > 0 ? `on ${pool.threads} worker threads` : "inline"}`);
   const batches: string[][] = [];
   for (let i = 0; i < plan.slugs.length; i += SLUG_BATCH) batches.push(plan.slugs.slice(i, i + SLUG_BATCH));
@@ -138,6 +137,8 @@ const PARSE_AHEAD = 4;
 export interface IndexWriterOptions {
   db: Db;
   almanacPath: string;
+  /** almanac/'s real path, checked to lie inside the repository: no page is read from outside it. */
+  wikiRoot: string;
   now: () => number;
   loadParser: () => Promise<PageParser>;
 }
@@ -210,7 +211,7 @@ export class IndexWriter {
     }
     if (plan.slugs.length > 0) {
       const parser = await getParser();
-      for await (const [batch, parsed] of parseBatches(plan, parser)) {
+      for await (const [batch, parsed] of parseBatches(plan, parser, this.options.wikiRoot)) {
         for (const slug of batch) this.route(plan, slug, parsed, parser, statements, tally);
       }
     }
@@ -218,7 +219,7 @@ export class IndexWriter {
     if (plan.bulk) createPageIndexes(db);
     trace("refresh: pages written");
     const topicsChanged = this.refreshTopicsStamp(scan, plan.now, force);
-    if (topicsChanged || tally.topicsChanged) rebuildTopics(db, await getParser(), this.options.almanacPath);
+    if (topicsChanged || tally.topicsChanged) rebuildTopics(db, await getParser(), this.options.almanacPath, this.options.wikiRoot);
     this.storeSnapshot(scan, plan.now);
     trace("refresh: snapshot stored");
     return {
@@ -252,7 +253,7 @@ export class IndexWriter {
     const touchOnly: ScannedFile[] = [];
     for (const file of suspects) {
       const row = manifest.get(file.relPath);
-      const hash = force || !row ? null : hashFile(file.absPath);
+      const hash = force || !row ? null : hashPageFile(file.absPath, this.options.wikiRoot);
       if (hash === null) {
         toParse.add(file.relPath); // new, forced, or unreadable now (parsing records the problem)
         continue;
@@ -311,7 +312,7 @@ export class IndexWriter {
         winner = rel;
         break;
       }
-      const result = parsed.get(rel) ?? parser.parseFile(plan.scan.files.get(rel)!, plan.hashes.get(rel));
+      const result = parsed.get(rel) ?? parser.parseFile(plan.scan.files.get(rel)!, this.options.wikiRoot, plan.hashes.get(rel));
       tally.decided.add(rel);
       if (result.state === "page") {
         // A forced rebuild has cleared every page already; a new slug has no row to replace.
@@ -333,7 +334,7 @@ export class IndexWriter {
     for (const rel of candidates.slice(candidates.indexOf(winner) + 1)) {
       const file = plan.scan.files.get(rel)!;
       const hash =
-        plan.hashes.get(rel) ?? parsed.get(rel)?.hash ?? plan.manifest.get(rel)?.content_hash ?? hashFile(file.absPath) ?? "";
+        plan.hashes.get(rel) ?? parsed.get(rel)?.hash ?? plan.manifest.get(rel)?.content_hash ?? hashPageFile(file.absPath, this.options.wikiRoot) ?? "";
       statements.upsertFile.run(rel, file.size, file.mtimeMs, plan.now, hash, slug, "collision");
       tally.decided.add(rel);
       statements.deleteProblems.run(rel);
@@ -436,7 +437,7 @@ export class IndexWriter {
     if (!force && !this.topicsMayHaveChanged(scan)) return false;
     const previous = this.readTopicsStamp();
     const stat = scan.topicsStat;
-    const hash = stat ? (hashFile(join(this.options.almanacPath, "topics.yaml")) ?? "") : "";
+    const hash = stat ? (hashPageFile(join(this.options.almanacPath, "topics.yaml"), this.options.wikiRoot) ?? "") : "";
     const stamp: TopicsStamp = { size: stat?.size ?? 0, mtimeMs: stat?.mtimeMs ?? 0, checkedAt: now, hash };
     writeMeta(this.options.db, "topics_stamp", stamp);
     return force || previous?.hash !== hash;
@@ -494,8 +495,8 @@ function prepareStatements(db: Db): Statements {
   };
 }
 
-function rebuildTopics(db: Db, parser: PageParser, almanacPath: string): void {
-  const parsed = parser.parseTopics(join(almanacPath, "topics.yaml"));
+function rebuildTopics(db: Db, parser: PageParser, almanacPath: string, wikiRoot: string): void {
+  const parsed = parser.parseTopics(join(almanacPath, "topics.yaml"), wikiRoot);
   db.exec("DELETE FROM topics; DELETE FROM topic_parents;");
   db.prepare("DELETE FROM meta WHERE key IN ('topics_problems', 'topic_cycles')").run();
   if (parsed.problems.length > 0) {
@@ -524,12 +525,4 @@ function rebuildTopics(db: Db, parser: PageParser, almanacPath: string): void {
   }
   const adHoc = db.prepare("SELECT DISTINCT topic FROM page_topics").pluck().all() as string[];
   for (const slug of adHoc) ensure.run(slug, parser.titleForSlug(slug));
-}
-
-export function hashFile(path: string): string | null {
-  try {
-    return sha256Hex(readFileSync(path));
-  } catch {
-    return null;
-  }
 }

@@ -1,6 +1,6 @@
 import { readdirSync, realpathSync, statSync, type Stats } from "node:fs";
-import { realpathOrNull } from "../core/fs.js";
-import { join, relative, sep } from "node:path";
+import { isPathInside, realpathOrNull } from "../core/fs.js";
+import { join } from "node:path";
 
 export interface ScannedFile {
   relPath: string;
@@ -329,7 +329,7 @@ function linkTarget(state: WalkState, abs: string, rel: string): Stats | null {
     );
     return null;
   }
-  if (!isInside(real, state.rootReal)) {
+  if (!isPathInside(real, state.rootReal)) {
     state.warnings.push({ category: "symlink_outside", path: rel, message: "symlink points outside almanac/; not followed" });
     return null;
   }
@@ -356,11 +356,6 @@ function statOrUndefined(path: string): Stats | undefined {
   }
 }
 
-
-function isInside(path: string, root: string): boolean {
-  const rel = relative(root, path);
-  return rel === "" || (!rel.startsWith("..") && !rel.startsWith(sep) && rel.split(sep)[0] !== "..");
-}
 
 function code(error: unknown): string {
   return (error as NodeJS.ErrnoException)?.code ?? String(error);

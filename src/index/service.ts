@@ -1,10 +1,10 @@
-import { rmSync } from "node:fs";
+import { mkdirSync, rmSync } from "node:fs";
 import { dirname } from "node:path";
 import { ProductError } from "../core/errors.js";
 import { indexPath, type StatePaths } from "../core/paths.js";
 import { openDatabase, type Db } from "../core/sqlite.js";
 import type { Repository } from "../repositories/model.js";
-import { almanacPathFor, isInitializedRoot } from "../repositories/identity.js";
+import { almanacPathFor, containedAlmanacPath, isInitializedRoot } from "../repositories/identity.js";
 import { indexMigrations } from "./schema.js";
 import { IndexWriter, type RefreshOutcome } from "./refresh.js";
 import { provenMiss } from "./miss.js";
@@ -34,6 +34,7 @@ export class IndexService {
     if (!isInitializedRoot(repository.rootPath)) {
       throw new ProductError("not_found", `Almanac root not found: ${almanacPath}`);
     }
+    const wikiRoot = containedAlmanacPath(repository.rootPath);
     const file = indexPath(this.deps.paths, repository.repositoryId);
     const open = () => openDatabase(file, { migrations: indexMigrations, onNewerSchema: "recreate", busyTimeoutMs: 60_000 });
     let db: Db;
@@ -45,7 +46,7 @@ export class IndexService {
       for (const suffix of ["", "-wal", "-shm"]) rmSync(file + suffix, { force: true });
       db = open();
     }
-    const index = new WikiIndex(db, repository, almanacPath, this.deps.now);
+    const index = new WikiIndex(db, repository, almanacPath, this.deps.now, wikiRoot);
     this.opened.add(index);
     return index;
   }
@@ -75,8 +76,10 @@ export class WikiIndex {
     readonly repository: Repository,
     readonly almanacPath: string,
     now: () => number,
+    /** almanac/'s real path, checked at open to lie inside the repository; page reads never leave it. */
+    readonly wikiRoot: string,
   ) {
-    this.writer = new IndexWriter({ db, almanacPath, now, loadParser });
+    this.writer = new IndexWriter({ db, almanacPath, wikiRoot, now, loadParser });
   }
 
   async refresh(force = false): Promise<RefreshOutcome> {
@@ -90,7 +93,7 @@ export class WikiIndex {
 
   async search(request: SearchRequest): Promise<SearchResult> {
     await this.fresh();
-    return searchPages({ db: this.db, almanacPath: this.almanacPath, repositoryRoot: this.repository.rootPath }, request);
+    return searchPages({ db: this.db, almanacPath: this.almanacPath, wikiRoot: this.wikiRoot, repositoryRoot: this.repository.rootPath }, request);
   }
 
   async show(slug: string): Promise<PageView> {
@@ -100,7 +103,7 @@ export class WikiIndex {
       if (miss) throw miss;
     }
     await this.fresh();
-    return showPage(this.db, this.almanacPath, slug);
+    return showPage(this.db, this.almanacPath, this.wikiRoot, slug);
   }
 
   async topics(): Promise<TopicSummary[]> {
@@ -135,6 +138,15 @@ export class WikiIndex {
   async issues(): Promise<ValidationIssue[]> {
     const outcome = await this.fresh();
     return collectIssues(this.db, outcome.scan, this.repository.rootPath);
+  }
+
+  /**
+   * A consistent copy of the index as it is now, at `file` (which must not exist yet): another
+   * state root then starts warm, re-reading only what changed since, instead of every page.
+   */
+  copyTo(file: string): void {
+    mkdirSync(dirname(file), { recursive: true });
+    this.db.prepare("VACUUM INTO ?").run(file);
   }
 
   /** Forget the cached refresh so the next read sees writes made through this handle. */

@@ -6,7 +6,8 @@ import type { SourceBrief } from "../sources/model.js";
 /**
  * The prompt an agent receives: stable instructions, the run's runtime context as JSON,
  * then (for ingest) the source material in delimited blocks. The writing manuals are
- * read from disk (`manual_root`), not pasted in.
+ * read from disk (`manual_root`), not pasted in. Every command the prompt names is one
+ * the agent's permissions let through (agent-tools.ts, and each harness adapter).
  */
 
 /** Characters of source material an ingest prompt carries; the rest goes to files. */
@@ -25,7 +26,10 @@ Rules:
 - Link pages with relative Markdown links to pages that exist or that you create in this run.
 - Write durable knowledge only: no scratch notes, activity logs or raw inventories. Doing nothing is a valid outcome.
 - Edit only files under almanac/. Never write outside the repository; runtime state lives outside it and is not yours to change. Changes outside almanac/ are reported to the user.
-- Run \`codealmanac validate\` before you finish and fix every error it reports.`;
+- Find the pages related to what you write before you write it: \`codealmanac search <words>\` ranks pages (\`--mentions <path>\` finds the pages citing a file or folder, \`--topic <topic>\` the pages on a topic), and \`codealmanac show <slug>\` prints one page. Prefer them to grepping almanac/.
+- Run \`codealmanac validate\` before you finish and fix every error it reports.
+- These three are the only codealmanac commands you can run here. Git is read-only for you (status, diff, log): never stage or commit; CodeAlmanac handles the wiki's changes after the run (see source_control).
+- The first line of your final answer is the run's summary: say in a few words what changed in the wiki.`;
 
 const OPERATIONS: Record<RunSpec["kind"], string> = {
   build: `# Build operation
@@ -82,14 +86,13 @@ function sourceBlock(brief: SourceBrief, index: number): string {
   return `<source n="${index + 1}" title="${brief.title.replace(/"/g, "'")}"${cut}>\n${body}\n</source>`;
 }
 
+/** What happens to the wiki changes after the run: the product commits them, the agent never does. */
 function sourceControl(autoCommit: boolean) {
   return {
     auto_commit: autoCommit,
-    allowed_files: ["almanac/**/*.md", "almanac/topics.yaml"],
-    commit_message: "almanac: <summary>",
     instructions: autoCommit
-      ? "You may commit wiki changes with ordinary git from the repository root, staging only the allowed files, with the message shape above."
-      : "Do not stage or commit anything; leave the wiki changes in the working tree for the user to review.",
+      ? "Do not stage or commit anything. When the run succeeds, CodeAlmanac commits the files you changed under almanac/ itself, as 'almanac: <the first line of your final answer>'."
+      : "Do not stage or commit anything. Your changes under almanac/ stay in the working tree for the user to review.",
   };
 }
 

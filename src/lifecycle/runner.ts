@@ -1,4 +1,6 @@
 import { randomUUID } from "node:crypto";
+import { join } from "node:path";
+import { indexPath, statePaths } from "../core/paths.js";
 import type { CommandRunner } from "../core/command.js";
 import { oneLine, ProductError } from "../core/errors.js";
 import type { FailureCategory, RunRecord } from "../runs/model.js";
@@ -22,6 +24,8 @@ import {
   type PromptMaterial,
 } from "./prompts.js";
 import { compareSnapshots, describeOutside, takeSnapshot, type GitSnapshot } from "./write-boundary.js";
+import { agentEnvironment, prepareAgentTools, removeAgentTools, type AgentTools, type CliEntry } from "./agent-tools.js";
+import { commitSubject, commitWikiChanges, type WikiCommitOutcome } from "./wiki-commit.js";
 
 /** What a run needs prepared before the agent starts, each within its share of the prompt; app.ts wires them. */
 export interface RunMaterials {
@@ -40,7 +44,10 @@ export interface LifecycleDeps {
   runDir: (runId: string) => string;
   now: () => number;
   log: (line: string) => void;
+  /** The run's environment: every command of the run (git, the agent) starts from it. */
   env: NodeJS.ProcessEnv;
+  /** This installation's CLI, which the agent's `codealmanac` must run. */
+  cli: CliEntry;
   runTimeoutMs: number;
   runIdleTimeoutMs: number;
   /**
@@ -73,13 +80,15 @@ async function phase<T>(category: FailureCategory, work: () => T | Promise<T>): 
 /**
  * Executes one build, ingest or garden run: readiness, a validation baseline, the run's
  * material, the agent between two git snapshots, a refresh that records which pages
- * changed, and a gate that fails the run only for validation errors the run introduced.
+ * changed, a gate that fails the run only for validation errors the run introduced, and
+ * the product's commit of the wiki changes.
  */
 export class LifecycleRunner implements OperationRunner {
   constructor(private readonly deps: LifecycleDeps) {}
 
   async run(record: RunRecord, spec: RunSpec): Promise<void> {
     const { runs, now } = this.deps;
+    let tools: AgentTools | null = null;
     try {
       const { adapter, version } = await phase("harness_readiness", () => this.ready(spec.harness));
       const { index, issues } = await phase("indexing", () => this.baseline(record));
@@ -87,10 +96,12 @@ export class LifecycleRunner implements OperationRunner {
       const prompt = renderPrompt(record, spec, index.almanacPath, material);
       const pagesBefore = index.pageFingerprints();
       const before = await phase("internal_error", () => takeSnapshot(record.repositoryRoot, this.deps.commands, this.deps.env));
+      tools = await phase("internal_error", () => prepareAgentTools(join(this.deps.runDir(record.runId), "agent"), this.deps.cli));
+      this.seedAgentIndex(record, index, tools);
       if (this.deps.stopped?.aborted) throw new PhaseFailure("internal_error", new Error("the executor was told to stop before its agent started"));
       const agent = `${spec.harness}${version ? ` ${version}` : ""}`;
       await phase("internal_error", () => runs.appendEvent(record.runId, now(), "message", `starting ${agent} with model ${spec.model}`));
-      const result = await phase("provider_execution", () => this.runAgent(record, spec, adapter, version, prompt));
+      const result = await phase("provider_execution", () => this.runAgent(record, spec, adapter, version, prompt, tools!));
       runs.recordHarnessSession(record.runId, { kind: result.kind, sessionId: result.sessionId, transcriptPath: result.transcriptPath });
       await phase("internal_error", () => this.recordChanges(record, before));
       if (result.status !== "succeeded") {
@@ -104,7 +115,11 @@ export class LifecycleRunner implements OperationRunner {
       await phase("indexing", () => index.refresh());
       runs.recordPageChanges(record.runId, diffPages(pagesBefore, index.pageFingerprints()));
       await phase("wiki_validation", async () => gate(issues, await index.issues()));
-      runs.finishRun(record.runId, now(), { status: "done", summary: result.summary ?? `${spec.kind} completed` });
+      const summary = result.summary ?? `${spec.kind} completed`;
+      // The seam before the commit: the evidence stamp, then the secret gate, go here, in
+      // that order, so what they write or refuse is what gets committed (or not).
+      await phase("internal_error", () => this.commit(record, spec, before, summary));
+      runs.finishRun(record.runId, now(), { status: "done", summary });
     } catch (error) {
       const category = error instanceof PhaseFailure ? error.category : "internal_error";
       const message = oneLine(error instanceof PhaseFailure ? error.reason : error);
@@ -118,6 +133,28 @@ export class LifecycleRunner implements OperationRunner {
       } catch (writeError) {
         this.deps.log(`run ${record.runId}: could not record the failure: ${oneLine(writeError)}`);
       }
+    } finally {
+      if (tools) this.removeTools(record, tools);
+    }
+  }
+
+  /**
+   * The agent's commands start from a copy of the index the baseline just refreshed: from
+   * nothing, their first call would parse every page (seconds on a big wiki). Best effort.
+   */
+  private seedAgentIndex(record: RunRecord, index: WikiIndex, tools: AgentTools): void {
+    try {
+      index.copyTo(indexPath(statePaths({ CODEALMANAC_HOME: tools.stateRoot }), record.repositoryId));
+    } catch (error) {
+      this.deps.log(`run ${record.runId}: the agent's commands start with an empty index: ${oneLine(error)}`);
+    }
+  }
+
+  private removeTools(record: RunRecord, tools: AgentTools): void {
+    try {
+      removeAgentTools(tools);
+    } catch (error) {
+      this.deps.log(`run ${record.runId}: could not remove ${tools.folder}: ${oneLine(error)}`);
     }
   }
 
@@ -168,7 +205,14 @@ export class LifecycleRunner implements OperationRunner {
     return material;
   }
 
-  private runAgent(record: RunRecord, spec: RunSpec, adapter: HarnessAdapter, version: string | null, prompt: string): Promise<HarnessRunResult> {
+  private runAgent(
+    record: RunRecord,
+    spec: RunSpec,
+    adapter: HarnessAdapter,
+    version: string | null,
+    prompt: string,
+    tools: AgentTools,
+  ): Promise<HarnessRunResult> {
     return adapter.run(
       {
         model: spec.model,
@@ -179,7 +223,8 @@ export class LifecycleRunner implements OperationRunner {
         // The worker enforces runs.timeout; this is only a backstop if no worker is watching.
         timeoutMs: this.deps.runTimeoutMs + 60_000,
         idleTimeoutMs: this.deps.runIdleTimeoutMs,
-        env: this.deps.env,
+        env: agentEnvironment(this.deps.env, tools),
+        commands: tools.commands,
         onStderr: (text) => this.deps.log(`[${spec.harness} stderr] ${text.trimEnd()}`),
       },
       (event) => this.record(record.runId, event),
@@ -200,6 +245,44 @@ export class LifecycleRunner implements OperationRunner {
     const warning = describeOutside(changes);
     if (warning) runs.appendEvent(record.runId, now(), "warning", warning, { outside: changes.outside });
     for (const note of changes.notes) runs.appendEvent(record.runId, now(), "warning", note);
+  }
+
+  /**
+   * The product commits the wiki changes; the agent never does. What git refuses (detached
+   * HEAD, a merge in progress, no identity, signing that fails) is a warning: the run is still
+   * done, and the agent's work stays in the working tree.
+   */
+  private async commit(record: RunRecord, spec: RunSpec, before: GitSnapshot | null, summary: string): Promise<void> {
+    const { runs, now } = this.deps;
+    const warn = (message: string) => runs.appendEvent(record.runId, now(), "warning", message);
+    if (!spec.auto_commit) {
+      runs.appendEvent(record.runId, now(), "message", "nothing committed: with auto_commit off, the wiki changes stay in the working tree");
+      return;
+    }
+    if (!before) {
+      warn(`nothing committed: ${record.repositoryRoot} is not in a git work tree`);
+      return;
+    }
+    let outcome: WikiCommitOutcome;
+    try {
+      outcome = await commitWikiChanges({ root: record.repositoryRoot, before, subject: commitSubject(summary) }, this.deps.commands, this.deps.env);
+    } catch (error) {
+      // git itself broke (a status that fails, say): still the repository's problem, not the run's.
+      warn(`nothing committed: ${oneLine(error)}`);
+      return;
+    }
+    switch (outcome.kind) {
+      case "unchanged":
+        runs.appendEvent(record.runId, now(), "message", "nothing to commit: no file under almanac/ changed");
+        return;
+      case "skipped":
+        warn(`nothing committed (${outcome.files} changed file${outcome.files === 1 ? "" : "s"} under almanac/ left in the working tree): ${outcome.reason}`);
+        return;
+      case "committed":
+        runs.recordWikiCommit(record.runId, { sha: outcome.sha, subject: outcome.subject, files: outcome.files });
+        runs.appendEvent(record.runId, now(), "message", `committed ${outcome.sha.slice(0, 12)} ${outcome.subject}`);
+        return;
+    }
   }
 
   /** A failing ledger write is our failure, not the agent's: it surfaces as internal_error. */

@@ -1,4 +1,4 @@
-import { existsSync, statSync } from "node:fs";
+import { existsSync, lstatSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { ProductError, invalid } from "../core/errors.js";
 import type { Config } from "../config/config.js";
@@ -6,7 +6,7 @@ import type { HarnessKind } from "../harnesses/catalog.js";
 import { selectHarness } from "../harnesses/registry.js";
 import type { RepositoriesService } from "../repositories/service.js";
 import type { Repository } from "../repositories/model.js";
-import { normalizeRoot } from "../repositories/identity.js";
+import { containedAlmanacPath, normalizeRoot } from "../repositories/identity.js";
 import type { RunKind } from "../runs/model.js";
 import type { RunSpec } from "../runs/spec.js";
 import { isTerminal } from "../runs/model.js";
@@ -19,7 +19,7 @@ import { enqueueAndWake, type ProducerDeps, type Receipt } from "../queue/produc
  */
 export type SourceResolver = (
   inputs: string[],
-  context: { cwd: string; repositoryRoot: string },
+  context: { cwd: string; repositoryRoot: string; confined?: boolean },
 ) => Promise<{ sources: unknown[]; labels: string[] }>;
 
 export interface LifecycleServiceDeps {
@@ -36,6 +36,11 @@ export interface OperationOptions {
   using?: HarnessKind;
   title?: string;
   guidance?: string;
+  /**
+   * The request comes from an agent (the MCP server): ingest paths outside the repository
+   * and the agents' transcript folders are answered as missing (src/sources/resolve/confine.ts).
+   */
+  confined?: boolean;
 }
 
 /** The product verbs that queue agent work: init, ingest, garden and retry. */
@@ -45,7 +50,8 @@ export class LifecycleService {
   init(path: string, cwd: string, options: OperationOptions & { name?: string; description?: string }): Receipt {
     const root = normalizeRoot(path, cwd);
     if (existsSync(root) && !statSync(root).isDirectory()) throw invalid(`repository path must be a directory: ${root}`);
-    if (existsSync(resolve(root, "almanac"))) {
+    // lstat: a dangling symlink named almanac/ exists too, and nothing is written through it.
+    if (lstatSync(resolve(root, "almanac"), { throwIfNoEntry: false })) {
       throw new ProductError(
         "already_exists",
         "almanac/ already exists here.\nUse the existing repository wiki (for example `codealmanac garden`) or choose a different directory.",
@@ -67,7 +73,8 @@ export class LifecycleService {
     if (addresses.length === 0) throw invalid("ingest needs at least one input");
     if (addresses.some((input) => input === "")) throw invalid("ingest inputs must not be blank");
     const harness = this.harness(options);
-    const { sources, labels } = await this.deps.resolveSources(addresses, { cwd, repositoryRoot: repository.rootPath });
+    const context = { cwd, repositoryRoot: repository.rootPath, ...(options.confined ? { confined: true } : {}) };
+    const { sources, labels } = await this.deps.resolveSources(addresses, context);
     return this.queue(repository, "ingest", harness, { inputs: labels, sources }, options);
   }
 
@@ -128,6 +135,8 @@ export class LifecycleService {
     material: { inputs: string[]; sources: unknown[] },
     options: OperationOptions,
   ): Receipt {
+    // A wiki whose almanac/ leads out of the repository is refused now, not when the run starts.
+    containedAlmanacPath(repository.rootPath);
     const spec = this.spec(kind, harness, material, options);
     return enqueueAndWake(this.deps.producer, { repository, kind, spec }).receipt;
   }

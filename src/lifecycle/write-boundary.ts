@@ -1,7 +1,8 @@
 /**
  * The after-the-fact half of the write boundary: a git snapshot of the repository before
  * and after a run tells which commits the run made and which files outside `almanac/`
- * it changed. (The before-the-fact half is each agent CLI's own sandbox.)
+ * it changed, and which files under `almanac/` the product's commit takes (wiki-commit.ts).
+ * (The before-the-fact half is each agent CLI's own sandbox.)
  */
 import { lstatSync } from "node:fs";
 import { join, relative, sep } from "node:path";
@@ -59,7 +60,7 @@ export async function compareSnapshots(
 ): Promise<RunChanges> {
   const run = gitIn(root, git, env);
   const prefix = relative(after.top, root).split(sep).filter((p) => p !== "").join("/");
-  const wiki = prefix === "" ? "almanac/" : `${prefix}/almanac/`;
+  const wiki = wikiPrefix(after.top, root);
   const changed = new Map<string, FileChange>();
   const commits: RunChanges["commits"] = [];
   const notes: string[] = [];
@@ -85,11 +86,7 @@ export async function compareSnapshots(
     notes.push("HEAD no longer points at a commit");
   }
 
-  for (const [path, entry] of after.dirty) {
-    const earlier = before.dirty.get(path);
-    if (earlier && earlier.status === entry.status && earlier.stamp === entry.stamp) continue;
-    changed.set(path, classify(entry, earlier));
-  }
+  for (const [path, change] of workingTreeChanges(before, after)) changed.set(path, change);
   for (const path of before.dirty.keys()) {
     // Dirty before, clean now: reverted, or committed (then the commit diff named it).
     if (!after.dirty.has(path) && !changed.has(path)) changed.set(path, "modified");
@@ -101,6 +98,48 @@ export async function compareSnapshots(
     .map(([path, change]) => ({ path: prefix && path.startsWith(`${prefix}/`) ? path.slice(prefix.length + 1) : `${relativeUp(prefix)}${path}`, change }));
   if (outside.length > PATH_LIMIT) notes.push(`${outside.length - PATH_LIMIT} more changed paths not listed`);
   return { commits, outside: outside.slice(0, PATH_LIMIT), notes };
+}
+
+/**
+ * Paths dirty in `after` that the time in between changed: not dirty in `before`, or dirty
+ * with another status or stamp. The user's own uncommitted work, left alone, is not among them.
+ */
+function workingTreeChanges(before: GitSnapshot, after: GitSnapshot): Map<string, FileChange> {
+  const changed = new Map<string, FileChange>();
+  for (const [path, entry] of after.dirty) {
+    const earlier = before.dirty.get(path);
+    if (earlier && earlier.status === entry.status && earlier.stamp === entry.stamp) continue;
+    changed.set(path, classify(entry, earlier));
+  }
+  return changed;
+}
+
+/** One file under the wiki folder that changed in the working tree between two snapshots. */
+export interface WikiFileChange {
+  /** Relative to the work tree's top folder, with `/`. */
+  path: string;
+  change: FileChange;
+  /** Untracked now: git must be told about it before it can be committed. */
+  untracked: boolean;
+}
+
+/** The wiki folder (`almanac/`, or `<prefix>/almanac/` in a bigger work tree) relative to the top folder. */
+export function wikiPrefix(top: string, root: string): string {
+  const prefix = relative(top, root).split(sep).filter((p) => p !== "").join("/");
+  return prefix === "" ? "almanac/" : `${prefix}/almanac/`;
+}
+
+/**
+ * What changed under the wiki folder between two snapshots, in the working tree: the files a
+ * run's commit takes. A file the user had left dirty there, and that nothing touched since,
+ * is not among them.
+ */
+export function wikiChanges(before: GitSnapshot, after: GitSnapshot, root: string): WikiFileChange[] {
+  const wiki = wikiPrefix(after.top, root);
+  return [...workingTreeChanges(before, after)]
+    .filter(([path]) => path.startsWith(wiki))
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([path, change]) => ({ path, change, untracked: after.dirty.get(path)?.status === "??" }));
 }
 
 function classify(entry: Entry, earlier: Entry | undefined): FileChange {

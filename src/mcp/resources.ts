@@ -3,6 +3,7 @@ import { isProductError } from "../core/errors.js";
 import { PROTOCOL, ProtocolError, protocolError } from "./errors.js";
 import type { LiveIndex } from "../index/freshness.js";
 import { pagesByPath, type PageRow } from "../index/views/viewer.js";
+import { truncationOf } from "../index/views/pages.js";
 import { pageUri, URI_SCHEME } from "./shapes.js";
 import type { Wikis } from "./wikis.js";
 
@@ -73,7 +74,10 @@ export class PageResources {
     try {
       const wiki = await this.wikis.open(address.wiki);
       const view = await wiki.index.show(address.slug);
-      return { contents: [{ uri: pageUri(wiki.repository.name, view.slug), mimeType: "text/markdown", text: view.body }] };
+      // A resource is only its text, so a cut page says so at its end.
+      const cut = truncationOf(view);
+      const text = cut === null ? view.body : `${view.body}\n\n> codealmanac: ${cut}.\n`;
+      return { contents: [{ uri: pageUri(wiki.repository.name, view.slug), mimeType: "text/markdown", text }] };
     } catch (error) {
       throw protocolError(error, this.log, `resources/read ${uri}`);
     }

@@ -2,7 +2,7 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { notFound } from "../core/errors.js";
 import { isTerminal, type RunEvent, type RunRecord } from "../runs/model.js";
-import type { ListFilter, RunStore } from "../runs/store.js";
+import type { ListFilter, PrunedRun, RunStore } from "../runs/store.js";
 import type { LockStore } from "../runs/lock-store.js";
 import type { Hooks } from "./hooks.js";
 import type { ProcessControl } from "./ports.js";
@@ -25,6 +25,11 @@ export interface JobsDeps {
   /** Where each run's folder lives (material written for its prompt). */
   runsDir: string;
   environments: RunEnvironments;
+  /**
+   * Settles, inside the prune's transaction, what other domains keep pointing at the
+   * runs about to be deleted (sync cursors waiting on them), so none is left pointing at nothing.
+   */
+  settlePruned: (runs: readonly PrunedRun[]) => void;
 }
 
 export interface AttachUpdate {
@@ -102,7 +107,7 @@ export class JobsService {
 
   /** Deletes old finished runs with their log files and run folders. */
   prune(olderThanMs: number): number {
-    const pruned = this.deps.runs.pruneRuns(this.deps.now() - olderThanMs);
+    const pruned = this.deps.runs.pruneRuns(this.deps.now() - olderThanMs, this.deps.settlePruned);
     for (const run of pruned) {
       rmSync(run.logPath, { force: true });
       rmSync(join(this.deps.runsDir, run.runId), { recursive: true, force: true });

@@ -48,6 +48,14 @@ export interface RunChanges {
   notes: string[];
 }
 
+/** The commit CodeAlmanac itself made of a run's wiki changes (auto_commit), never the agent's. */
+export interface WikiCommit {
+  sha: string;
+  subject: string;
+  /** How many files under almanac/ it holds. */
+  files: number;
+}
+
 export interface RunRecord {
   runId: string;
   seq: number;
@@ -69,6 +77,7 @@ export interface RunRecord {
   harness: { kind: string; sessionId: string | null; transcriptPath: string | null } | null;
   pageChanges: PageChanges | null;
   changes: RunChanges | null;
+  wikiCommit: WikiCommit | null;
   logPath: string;
   retryOf: string | null;
   claimSeq: number | null;

@@ -71,4 +71,9 @@ export const runMigrations: Migration[] = [
     name: "run changes (commits and files outside almanac/ from git snapshots)",
     up: (db) => db.exec("ALTER TABLE runs ADD COLUMN changes_json TEXT"),
   },
+  {
+    version: 5,
+    name: "the product's commit of a run's wiki changes",
+    up: (db) => db.exec("ALTER TABLE runs ADD COLUMN wiki_commit_json TEXT"),
+  },
 ];

@@ -11,7 +11,9 @@ import {
   type RunKind,
   type RunRecord,
   type RunStatus,
+  type TerminalStatus,
   type Transition,
+  type WikiCommit,
 } from "./model.js";
 import type { RunSpec, SpecParse } from "./spec.js";
 import {
@@ -28,6 +30,13 @@ import {
 } from "./transitions.js";
 
 export type { ClaimOutcome, Finish } from "./transitions.js";
+
+/** A finished run `pruneRuns` deletes. */
+export interface PrunedRun {
+  runId: string;
+  logPath: string;
+  status: TerminalStatus;
+}
 
 interface RunRow {
   seq: number;
@@ -59,6 +68,7 @@ interface RunRow {
   transcript_path: string | null;
   page_changes_json: string | null;
   changes_json?: string | null;
+  wiki_commit_json?: string | null;
   log_path: string;
   retry_of: string | null;
   last_event_at?: number | null;
@@ -99,6 +109,7 @@ function toRecord(row: RunRow): RunRecord {
       : null,
     pageChanges: row.page_changes_json ? (JSON.parse(row.page_changes_json) as PageChanges) : null,
     changes: row.changes_json ? (JSON.parse(row.changes_json) as RunChanges) : null,
+    wikiCommit: row.wiki_commit_json ? (JSON.parse(row.wiki_commit_json) as WikiCommit) : null,
     logPath: row.log_path,
     retryOf: row.retry_of,
     claimSeq: row.claim_seq,
@@ -415,13 +426,24 @@ export class RunStore {
     this.db.prepare("UPDATE runs SET changes_json = ? WHERE run_id = ?").run(JSON.stringify(changes), runId);
   }
 
-  /** Deletes finished runs (and their events) created before `before`; returns what was deleted. */
-  pruneRuns(before: number): { runId: string; logPath: string }[] {
+  /** The commit the product made of the run's wiki changes. */
+  recordWikiCommit(runId: string, commit: WikiCommit): void {
+    this.db.prepare("UPDATE runs SET wiki_commit_json = ? WHERE run_id = ?").run(JSON.stringify(commit), runId);
+  }
+
+  /**
+   * Deletes finished runs (and their events) created before `before`; returns what was
+   * deleted. `settle` runs first in the same transaction with the runs about to go, so
+   * whatever points at them elsewhere in the state database (sync cursors) is settled
+   * against their outcome in the same commit.
+   */
+  pruneRuns(before: number, settle: (runs: readonly PrunedRun[]) => void): PrunedRun[] {
     return this.db
       .transaction(() => {
         const rows = this.db
-          .prepare("SELECT run_id AS runId, log_path AS logPath FROM runs WHERE status IN ('done', 'failed', 'cancelled') AND created_at < ?")
-          .all(before) as { runId: string; logPath: string }[];
+          .prepare("SELECT run_id AS runId, log_path AS logPath, status FROM runs WHERE status IN ('done', 'failed', 'cancelled') AND created_at < ?")
+          .all(before) as PrunedRun[];
+        settle(rows);
         const del = this.db.prepare("DELETE FROM runs WHERE run_id = ?");
         for (const row of rows) del.run(row.runId);
         return rows;

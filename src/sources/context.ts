@@ -14,6 +14,13 @@ export interface ResolveContext {
   /** Where the user typed the command: relative paths resolve against it. */
   cwd: string;
   repositoryRoot: string;
+  /**
+   * The addresses come from an agent (the MCP server), not from the user at a shell: a
+   * local path must lie inside the repository or the agents' transcript folders, and one
+   * elsewhere is answered exactly as a missing one, so the answer never tells whether a
+   * file exists there (src/sources/resolve/confine.ts).
+   */
+  confined?: boolean;
 }
 
 export interface PrepareContext {

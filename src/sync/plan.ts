@@ -1,7 +1,8 @@
 import type { RunStatus } from "../runs/model.js";
-import type { Affiliator } from "../repositories/affiliation.js";
+import type { Affiliation } from "../repositories/affiliation.js";
 import type { Repository } from "../repositories/model.js";
 import type { TranscriptApp, TranscriptFile, TranscriptMeta, DiscoverySkip } from "./discovery/index.js";
+import type { Extent } from "./extent.js";
 import type { SyncSkip } from "./model.js";
 import type { Reservation, SyncCursor } from "./store.js";
 
@@ -24,11 +25,12 @@ export interface PlanInputs {
   /** Oldest activity a transcript with no cursor may have and still be taken. */
   windowStart: (app: TranscriptApp) => number;
   footprints: { sessionIds: ReadonlySet<string>; transcriptPaths: ReadonlySet<string> };
-  affiliator: Affiliator;
+  affiliator: { affiliate(cwd: string): Affiliation };
   /** Only this repository's transcripts (`--wiki`); the others are left alone. */
   onlyRepositoryId: string | null;
   readMetas: (files: readonly TranscriptFile[]) => Promise<Array<{ ok: true; meta: TranscriptMeta } | { ok: false; skip: DiscoverySkip }>>;
-  extent: (path: string, size: number) => Promise<number>;
+  /** Where the complete lines end, with fingerprints there and at `at` (see `completeExtent`). */
+  extent: (path: string, size: number, at: number) => Promise<Extent>;
 }
 
 export interface Plan {
@@ -36,6 +38,11 @@ export interface Plan {
   skipped: SyncSkip[];
   unchanged: number;
   eligible: number;
+  /**
+   * Per app, the oldest activity of a transcript left for a later sync that has no cursor
+   * yet (deferred): the window of the next sync must still reach back to it.
+   */
+  heldBack: Map<TranscriptApp, number>;
 }
 
 /** Transcript files are keyed without `.zst`: Codex compresses idle rollouts in place, and the cursor must follow. */
@@ -79,13 +86,14 @@ export async function planSync(inputs: PlanInputs): Promise<Plan> {
     candidates.set(judged.repository.repositoryId, group);
   }
   const groups: PlannedGroup[] = [];
+  const heldBack = new Map<TranscriptApp, number>();
   for (const { repository, transcripts } of [...candidates.values()].sort((a, b) => a.repository.repositoryId.localeCompare(b.repository.repositoryId))) {
-    const planned = await rangesFor(transcripts, inputs, skipped);
+    const planned = await rangesFor(transcripts, inputs, skipped, heldBack);
     if (planned.length === 0) continue;
     planned.sort((a, b) => a.app.localeCompare(b.app) || a.sessionId.localeCompare(b.sessionId) || a.path.localeCompare(b.path));
     groups.push({ repository, transcripts: planned });
   }
-  return { groups, skipped, unchanged, eligible: groups.reduce((n, g) => n + g.transcripts.length, 0) };
+  return { groups, skipped, unchanged, eligible: groups.reduce((n, g) => n + g.transcripts.length, 0), heldBack };
 }
 
 interface Candidate {
@@ -97,26 +105,28 @@ interface Candidate {
 
 /**
  * The byte range each candidate adds, most recently active first, up to the per-run
- * limit; the rest keep their cursors for the next sync.
+ * limit; the rest keep their cursors (or, without one, hold the window open) for the
+ * next sync.
  */
-async function rangesFor(candidates: Candidate[], inputs: PlanInputs, skipped: SyncSkip[]): Promise<PlannedTranscript[]> {
+async function rangesFor(candidates: Candidate[], inputs: PlanInputs, skipped: SyncSkip[], heldBack: Map<TranscriptApp, number>): Promise<PlannedTranscript[]> {
   candidates.sort((a, b) => b.meta.lastActivityMs - a.meta.lastActivityMs || a.file.path.localeCompare(b.file.path));
   const planned: PlannedTranscript[] = [];
   for (const { repository, file, meta, cursor } of candidates) {
     const about = { transcriptPath: file.path, app: meta.app, sessionId: meta.sessionId, cwd: meta.cwd };
     if (planned.length >= MAX_TRANSCRIPTS_PER_RUN) {
       skipped.push({ ...about, reason: `deferred: over ${MAX_TRANSCRIPTS_PER_RUN} transcripts for one run; the next sync takes it` });
+      if (!cursor) holdBack(heldBack, meta.app, Math.min(file.mtimeMs, meta.lastActivityMs));
       continue;
     }
-    let extent: number;
+    let extent: Extent;
     try {
-      extent = await inputs.extent(file.path, file.size);
+      extent = await inputs.extent(file.path, file.size, cursor?.ingestedOffset ?? 0);
     } catch (error) {
       skipped.push({ ...about, reason: `unreadable: ${error instanceof Error ? error.message : String(error)}` });
       continue;
     }
-    const from = cursor && cursor.ingestedOffset <= extent ? cursor.ingestedOffset : 0;
-    if (extent <= from) {
+    const from = resumeAt(cursor, extent);
+    if (extent.end <= from) {
       skipped.push({ ...about, reason: "no-new-activity" });
       continue;
     }
@@ -127,15 +137,34 @@ async function rangesFor(candidates: Candidate[], inputs: PlanInputs, skipped: S
       sessionId: meta.sessionId,
       cwd: meta.cwd,
       repositoryId: repository.repositoryId,
-      expected: cursor ? { ingestedOffset: cursor.ingestedOffset, pendingRunId: null } : null,
+      expected: cursor ? { ingestedOffset: cursor.ingestedOffset, ingestedPrint: cursor.ingestedPrint } : null,
       fromOffset: from,
-      toOffset: extent,
+      fromPrint: from > 0 ? extent.atPrint : null,
+      toOffset: extent.end,
+      toPrint: extent.endPrint,
       activity: meta.lastActivityMs,
       size: file.size,
       mtime: Math.trunc(file.mtimeMs),
     });
   }
   return planned;
+}
+
+/**
+ * Where the new part starts: at the cursor when the file still holds, up to there, the
+ * bytes the wiki absorbed; from the start when it was rewritten since (it no longer
+ * reaches the cursor, the cursor no longer falls on a line boundary, or the bytes before
+ * it are not the ones fingerprinted then). A cursor from before fingerprints is trusted
+ * whenever it falls on a line boundary.
+ */
+export function resumeAt(cursor: SyncCursor | null, extent: Extent): number {
+  if (!cursor || extent.atPrint === null) return 0;
+  if (cursor.ingestedPrint !== null && cursor.ingestedPrint !== extent.atPrint) return 0;
+  return cursor.ingestedOffset;
+}
+
+function holdBack(heldBack: Map<TranscriptApp, number>, app: TranscriptApp, since: number): void {
+  heldBack.set(app, Math.min(since, heldBack.get(app) ?? since));
 }
 
 function judge(file: TranscriptFile, meta: TranscriptMeta, inputs: PlanInputs): Candidate | SyncSkip {
@@ -151,8 +180,7 @@ function judge(file: TranscriptFile, meta: TranscriptMeta, inputs: PlanInputs): 
   }
   const cursor = inputs.cursors.get(pathKeyOf(file.path)) ?? null;
   if (cursor?.pendingRunId) {
-    const status = inputs.pendingStatus.get(cursor.pendingRunId) ?? "queued";
-    return { ...about, reason: `in-flight: ${cursor.pendingRunId} (${status})` };
+    return { ...about, reason: `in-flight: ${cursor.pendingRunId} (${inputs.pendingStatus.get(cursor.pendingRunId)})` };
   }
   if (!cursor && meta.lastActivityMs < inputs.windowStart(meta.app)) return { ...about, reason: "inactive" };
   return { repository: affiliation.repository, file, meta, cursor };

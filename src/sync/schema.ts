@@ -6,6 +6,9 @@ import type { Migration } from "../core/sqlite.js";
  * a line start) and which queued run is absorbing the next part (`pending_*`). The
  * pending part becomes ingested only when that run ends `done`; when it fails or is
  * cancelled, the next sync offers the same bytes again.
+ *
+ * Version 5 adds a fingerprint of the bytes just before each offset (`*_print`), so a
+ * transcript rewritten since it was read is told from one that was only appended to.
  */
 export const syncMigrations: Migration[] = [
   {
@@ -32,6 +35,15 @@ export const syncMigrations: Migration[] = [
           app TEXT PRIMARY KEY,
           scanned_at INTEGER NOT NULL
         );
+      `),
+  },
+  {
+    version: 6,
+    name: "sync cursor fingerprints",
+    up: (db) =>
+      db.exec(`
+        ALTER TABLE sync_cursors ADD COLUMN ingested_print TEXT;
+        ALTER TABLE sync_cursors ADD COLUMN pending_print TEXT;
       `),
   },
 ];

@@ -7,12 +7,11 @@ import type { RunSpec } from "../runs/spec.js";
 import type { RunStore } from "../runs/store.js";
 import { oneLine } from "../core/errors.js";
 import { transcriptRangeAddress } from "../sources/model.js";
-import { listTranscriptFiles, readTranscriptMetas, type TranscriptApp } from "./discovery/index.js";
-import { completeExtent } from "./extent.js";
+import type { TranscriptApp, TranscriptListing } from "./discovery/index.js";
 import { syncGuidance, syncTitle } from "./guidance.js";
 import type { StartedGroup, SyncSkip, SyncSummary } from "./model.js";
-import { planSync, type PlannedGroup } from "./plan.js";
-import type { SyncCursor, SyncStore } from "./store.js";
+import { planSync, type PlanInputs, type PlannedGroup, type PlannedTranscript } from "./plan.js";
+import { settledCursor, type RunOutcome, type SyncCursor, type SyncStore } from "./store.js";
 
 export interface SyncRequest {
   apps: readonly TranscriptApp[];
@@ -22,11 +21,18 @@ export interface SyncRequest {
   using?: HarnessKind;
 }
 
+/** The transcripts on disk: listing (stat only), identities and activity, and where complete lines end. */
+export interface TranscriptDiscovery {
+  list: (apps: readonly TranscriptApp[]) => Promise<TranscriptListing>;
+  readMetas: PlanInputs["readMetas"];
+  extent: PlanInputs["extent"];
+}
+
 export interface SyncDeps {
   store: SyncStore;
-  runs: RunStore;
-  repositories: RepositoriesService;
-  env: NodeJS.ProcessEnv;
+  runs: Pick<RunStore, "statusesOf" | "harnessFootprints">;
+  repositories: Pick<RepositoriesService, "byName" | "affiliator">;
+  discovery: TranscriptDiscovery;
   now: () => number;
   /** How far back the first sync looks (`automation.sync.every`). */
   lookbackMs: () => Promise<number>;
@@ -57,21 +63,35 @@ export class SyncService {
     const { plan, since } = await this.plan(request, true);
     const started: StartedGroup[] = [];
     const skipped: SyncSkip[] = [...plan.skipped];
-    let failures = 0;
+    // Whether this scan saw every transcript through: not limited by --wiki, every group queued.
+    let whole = request.wiki === undefined;
+    const skip = (transcripts: readonly PlannedTranscript[], reason: string) => {
+      for (const t of transcripts) skipped.push({ transcriptPath: t.path, reason, app: t.app, sessionId: t.sessionId, cwd: t.cwd });
+    };
     for (const group of plan.groups) {
       try {
-        const outcome = await this.queueGroup(group, request);
-        if (outcome) started.push(outcome);
-        else for (const t of group.transcripts) skipped.push({ transcriptPath: t.path, reason: "taken-by-another-sync", app: t.app, sessionId: t.sessionId, cwd: t.cwd });
+        const { queued, taken } = await this.queueGroup(group, request);
+        if (queued) started.push(queued);
+        skip(taken, "taken-by-another-sync");
       } catch (error) {
-        failures += 1;
-        for (const t of group.transcripts) skipped.push({ transcriptPath: t.path, reason: `queue-failed: ${oneLine(error)}`, app: t.app, sessionId: t.sessionId, cwd: t.cwd });
+        whole = false;
+        skip(group.transcripts, `queue-failed: ${oneLine(error)}`);
       }
     }
     if (started.length > 0) this.wakeWorker(started, skipped);
     const completedAt = this.deps.now();
-    if (request.wiki === undefined && failures === 0) for (const app of request.apps) this.deps.store.recordScan(app, plan.scanStartedAt);
+    if (whole) this.recordScans(request.apps, plan.scanStartedAt, plan.heldBack);
     return { mode: "sync", since, completedAt, scanned: plan.scanned, eligible: plan.eligible, ready: [], started, skipped, unchanged: plan.unchanged };
+  }
+
+  /**
+   * A scan limited by `--wiki`, or one where a group failed to queue, leaves transcripts
+   * without cursors behind, so it records nothing. A whole scan records when it started,
+   * or, when it deferred transcripts that have no cursor yet, the oldest activity among
+   * them: the next window must reach them.
+   */
+  private recordScans(apps: readonly TranscriptApp[], startedAt: number, heldBack: ReadonlyMap<TranscriptApp, number>): void {
+    for (const app of apps) this.deps.store.recordScan(app, Math.min(startedAt, heldBack.get(app) ?? startedAt));
   }
 
   private async plan(request: SyncRequest, settle: boolean) {
@@ -80,7 +100,7 @@ export class SyncService {
     const lookback = await this.deps.lookbackMs();
     const scans = this.deps.store.scans();
     const windowStart = (app: TranscriptApp) => request.sinceMs ?? Math.min(scanStartedAt - lookback, scans.get(app) ?? Infinity);
-    const listing = await listTranscriptFiles(request.apps, this.deps.env);
+    const listing = await this.deps.discovery.list(request.apps);
     const { cursors, pendingStatus } = this.settledCursors(settle);
     const plan = await planSync({
       files: listing.files,
@@ -90,47 +110,37 @@ export class SyncService {
       footprints: this.deps.runs.harnessFootprints(),
       affiliator: this.deps.repositories.affiliator(),
       onlyRepositoryId: only?.repositoryId ?? null,
-      readMetas: readTranscriptMetas,
-      extent: completeExtent,
+      readMetas: this.deps.discovery.readMetas,
+      extent: this.deps.discovery.extent,
     });
     const since = Math.min(...request.apps.map(windowStart));
     return { plan: { ...plan, scanned: listing.files.length + listing.inactive, scanStartedAt }, since };
   }
 
   /**
-   * Cursors with each finished run's part settled: absorbed when the run ended `done`,
-   * offered again when it failed or was cancelled (or was pruned from the ledger).
-   * `sync` writes the settlements; `status` only computes them.
+   * Cursors with each finished run's part settled (see `settledCursor`): absorbed when
+   * the run ended `done`, offered again when it failed or was cancelled. `jobs prune`
+   * settles the cursors of the runs it deletes, so a run missing from the ledger was lost
+   * some other way, and its part is offered again. `sync` writes the settlements;
+   * `status` only computes them.
    */
   private settledCursors(write: boolean): { cursors: Map<string, SyncCursor>; pendingStatus: Map<string, RunStatus> } {
     const cursors = this.deps.store.cursors();
-    const pendingIds = [...new Set([...cursors.values()].map((c) => c.pendingRunId).filter((id): id is string => id !== null))];
-    const statuses = this.deps.runs.statusesOf(pendingIds);
-    const now = this.deps.now();
-    for (const cursor of cursors.values()) {
-      const runId = cursor.pendingRunId;
-      if (runId === null) continue;
-      const status = statuses.get(runId);
-      if (status !== undefined && !isTerminal(status)) continue;
-      const absorbed = status === "done";
-      if (write) {
-        if (absorbed) this.deps.store.settleAbsorbed(cursor.pathKey, runId, now);
-        else this.deps.store.settleFailed(cursor.pathKey, runId, now);
-      }
-      if (absorbed) {
-        cursor.ingestedOffset = cursor.pendingOffset ?? cursor.ingestedOffset;
-        cursor.ingestedActivity = cursor.pendingActivity;
-      } else {
-        cursor.seenSize = -1;
-      }
-      cursor.pendingRunId = null;
-      cursor.pendingOffset = null;
-      cursor.pendingActivity = null;
+    const waiting = [...cursors.values()].filter((c): c is SyncCursor & { pendingRunId: string } => c.pendingRunId !== null);
+    const statuses = this.deps.runs.statusesOf([...new Set(waiting.map((c) => c.pendingRunId))]);
+    const outcomes = new Map<string, RunOutcome["status"]>();
+    for (const cursor of waiting) {
+      const status = statuses.get(cursor.pendingRunId) ?? "lost";
+      if (status !== "lost" && !isTerminal(status)) continue;
+      outcomes.set(cursor.pendingRunId, status);
+      cursors.set(cursor.pathKey, settledCursor(cursor, status));
     }
+    if (write) this.deps.store.settleRuns([...outcomes].map(([runId, status]) => ({ runId, status })), this.deps.now());
     return { cursors, pendingStatus: statuses };
   }
 
-  private async queueGroup(group: PlannedGroup, request: SyncRequest): Promise<StartedGroup | null> {
+  /** Queues the group's run; `taken` are its transcripts another sync reserved first. */
+  private async queueGroup(group: PlannedGroup, request: SyncRequest): Promise<{ queued: StartedGroup | null; taken: PlannedTranscript[] }> {
     const addresses = group.transcripts.map((t) => transcriptRangeAddress(t.path, t.fromOffset, t.toOffset));
     const spec = await this.deps.prepareIngest(group.repository, addresses, {
       ...(request.using !== undefined ? { using: request.using } : {}),
@@ -138,14 +148,13 @@ export class SyncService {
       guidance: syncGuidance(group.repository, group.transcripts),
     });
     this.deps.hooks.run("syncBeforeReserve");
-    const reserved = this.deps.store.reserveAndQueue(group.transcripts, this.deps.now(), (kept) => {
-      const keep = new Set(kept.map((k) => k.pathKey));
-      const indexes = group.transcripts.flatMap((t, i) => (keep.has(t.pathKey) ? [i] : []));
-      const narrowed = kept.length === group.transcripts.length ? spec : narrowSpec(spec, indexes, group, keep);
-      return this.deps.insertRun(group.repository, narrowed).runId;
-    });
-    if (!reserved) return null;
-    return { ...readyOf({ repository: group.repository, transcripts: group.transcripts.filter((t) => reserved.kept.some((k) => k.pathKey === t.pathKey)) }), runId: reserved.runId };
+    const reserved = this.deps.store.reserveAndQueue(group.transcripts, this.deps.now(), (kept) =>
+      this.deps.insertRun(group.repository, narrowSpec(spec, group, new Set(kept.map((k) => k.pathKey)))).runId,
+    );
+    if (!reserved) return { queued: null, taken: group.transcripts };
+    const kept = new Set(reserved.kept.map((k) => k.pathKey));
+    const queued = { ...readyOf({ repository: group.repository, transcripts: group.transcripts.filter((t) => kept.has(t.pathKey)) }), runId: reserved.runId };
+    return { queued, taken: group.transcripts.filter((t) => !kept.has(t.pathKey)) };
   }
 
   private wakeWorker(started: StartedGroup[], skipped: SyncSkip[]): void {
@@ -159,9 +168,13 @@ export class SyncService {
   }
 }
 
-/** Another sync took some of the transcripts first: the run covers only the rest. */
-function narrowSpec(spec: RunSpec, indexes: number[], group: PlannedGroup, keep: Set<string>): RunSpec {
-  const transcripts = group.transcripts.filter((t) => keep.has(t.pathKey));
+/**
+ * The spec for the transcripts the reservation kept: all of them as prepared, or, when
+ * another sync took some first, only the rest (inputs and sources are in the group's order).
+ */
+function narrowSpec(spec: RunSpec, group: PlannedGroup, keep: ReadonlySet<string>): RunSpec {
+  const indexes = group.transcripts.flatMap((t, i) => (keep.has(t.pathKey) ? [i] : []));
+  const transcripts = indexes.map((i) => group.transcripts[i]!);
   return {
     ...spec,
     inputs: indexes.map((i) => spec.inputs[i]!),

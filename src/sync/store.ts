@@ -1,4 +1,5 @@
 import type { Db } from "../core/sqlite.js";
+import type { RunStatus } from "../runs/model.js";
 
 export interface SyncCursor {
   pathKey: string;
@@ -8,11 +9,15 @@ export interface SyncCursor {
   repositoryId: string;
   ingestedOffset: number;
   ingestedActivity: number | null;
+  /** Fingerprint of the bytes just before `ingestedOffset` (null at 0, and on cursors older than fingerprints). */
+  ingestedPrint: string | null;
+  /** The size the last sync saw; -1 when the file must be opened next time whatever its stat says. */
   seenSize: number;
   seenMtime: number;
   pendingRunId: string | null;
   pendingOffset: number | null;
   pendingActivity: number | null;
+  pendingPrint: string | null;
 }
 
 /** What one transcript of a queued run will absorb, and what its cursor looked like when planned. */
@@ -23,9 +28,13 @@ export interface Reservation {
   sessionId: string;
   repositoryId: string;
   /** The cursor as the plan read it (null: none); the reservation stands only if it is unchanged. */
-  expected: { ingestedOffset: number; pendingRunId: string | null } | null;
+  expected: { ingestedOffset: number; ingestedPrint: string | null } | null;
   fromOffset: number;
+  /** Fingerprint of the bytes just before `fromOffset` (null at 0). */
+  fromPrint: string | null;
   toOffset: number;
+  /** Fingerprint of the bytes just before `toOffset`. */
+  toPrint: string | null;
   activity: number;
   size: number;
   mtime: number;
@@ -39,11 +48,13 @@ interface CursorRow {
   repository_id: string;
   ingested_offset: number;
   ingested_activity: number | null;
+  ingested_print: string | null;
   seen_size: number;
   seen_mtime: number;
   pending_run_id: string | null;
   pending_offset: number | null;
   pending_activity: number | null;
+  pending_print: string | null;
 }
 
 const toCursor = (row: CursorRow): SyncCursor => ({
@@ -54,12 +65,32 @@ const toCursor = (row: CursorRow): SyncCursor => ({
   repositoryId: row.repository_id,
   ingestedOffset: row.ingested_offset,
   ingestedActivity: row.ingested_activity,
+  ingestedPrint: row.ingested_print,
   seenSize: row.seen_size,
   seenMtime: row.seen_mtime,
   pendingRunId: row.pending_run_id,
   pendingOffset: row.pending_offset,
   pendingActivity: row.pending_activity,
+  pendingPrint: row.pending_print,
 });
+
+/** How a run a cursor waited on ended; `lost` when the ledger no longer holds it. */
+export interface RunOutcome {
+  runId: string;
+  status: RunStatus | "lost";
+}
+
+/**
+ * A cursor with its pending part settled: absorbed (it becomes the ingested part) when
+ * the run ended `done`; otherwise dropped, so the same bytes are offered again, and the
+ * seen size cleared so that even an unchanged file is opened next time. One rule, used
+ * both to write settlements and to preview them (`sync status`).
+ */
+export function settledCursor(cursor: SyncCursor, status: RunOutcome["status"]): SyncCursor {
+  const cleared = { ...cursor, pendingRunId: null, pendingOffset: null, pendingActivity: null, pendingPrint: null };
+  if (status !== "done") return { ...cleared, seenSize: -1 };
+  return { ...cleared, ingestedOffset: cursor.pendingOffset ?? cursor.ingestedOffset, ingestedActivity: cursor.pendingActivity, ingestedPrint: cursor.pendingPrint };
+}
 
 /** Owns `sync_cursors` and `sync_scans`. */
 export class SyncStore {
@@ -90,18 +121,20 @@ export class SyncStore {
         if (kept.length === 0) return null;
         const runId = queue(kept);
         const upsert = this.db.prepare(
-          `INSERT INTO sync_cursors (path_key, app, path, session_id, repository_id, ingested_offset, ingested_activity,
-             seen_size, seen_mtime, pending_run_id, pending_offset, pending_activity, updated_at)
-           VALUES (@pathKey, @app, @path, @sessionId, @repositoryId, @fromOffset, NULL, @size, @mtime, @runId, @toOffset, @activity, @now)
+          `INSERT INTO sync_cursors (path_key, app, path, session_id, repository_id, ingested_offset, ingested_activity, ingested_print,
+             seen_size, seen_mtime, pending_run_id, pending_offset, pending_activity, pending_print, updated_at)
+           VALUES (@pathKey, @app, @path, @sessionId, @repositoryId, @fromOffset, NULL, @fromPrint,
+             @size, @mtime, @runId, @toOffset, @activity, @toPrint, @now)
            ON CONFLICT(path_key) DO UPDATE SET
              app = excluded.app, path = excluded.path, session_id = excluded.session_id, repository_id = excluded.repository_id,
-             ingested_offset = @fromOffset, seen_size = @size, seen_mtime = @mtime,
-             pending_run_id = @runId, pending_offset = @toOffset, pending_activity = @activity, updated_at = @now`,
+             ingested_offset = @fromOffset, ingested_print = @fromPrint, seen_size = @size, seen_mtime = @mtime,
+             pending_run_id = @runId, pending_offset = @toOffset, pending_activity = @activity, pending_print = @toPrint, updated_at = @now`,
         );
         for (const r of kept) {
           upsert.run({
             pathKey: r.pathKey, app: r.app, path: r.path, sessionId: r.sessionId, repositoryId: r.repositoryId,
-            fromOffset: r.fromOffset, toOffset: r.toOffset, activity: r.activity, size: r.size, mtime: r.mtime, runId, now,
+            fromOffset: r.fromOffset, fromPrint: r.fromPrint, toOffset: r.toOffset, toPrint: r.toPrint,
+            activity: r.activity, size: r.size, mtime: r.mtime, runId, now,
           });
         }
         return { runId, kept };
@@ -109,28 +142,26 @@ export class SyncStore {
       .immediate();
   }
 
-  /** The pending part was absorbed (its run ended `done`): it becomes the ingested part. */
-  settleAbsorbed(pathKey: string, runId: string, now: number): void {
-    this.db
-      .prepare(
-        `UPDATE sync_cursors SET ingested_offset = pending_offset, ingested_activity = pending_activity,
-           pending_run_id = NULL, pending_offset = NULL, pending_activity = NULL, updated_at = ?
-         WHERE path_key = ? AND pending_run_id = ?`,
-      )
-      .run(now, pathKey, runId);
-  }
-
   /**
-   * The pending run failed or was cancelled: forget it, so the same bytes are offered
-   * again (the seen size is cleared so the unchanged file is still opened next time).
+   * Settles every cursor waiting on one of these runs (see `settledCursor`). Sync calls
+   * it for runs that have ended; `jobs prune` calls it, inside its own transaction, for
+   * the runs it is about to delete, so no cursor is left pointing at a run that is gone.
    */
-  settleFailed(pathKey: string, runId: string, now: number): void {
-    this.db
-      .prepare(
-        `UPDATE sync_cursors SET pending_run_id = NULL, pending_offset = NULL, pending_activity = NULL, seen_size = -1, updated_at = ?
-         WHERE path_key = ? AND pending_run_id = ?`,
-      )
-      .run(now, pathKey, runId);
+  settleRuns(outcomes: readonly RunOutcome[], now: number): void {
+    const waiting = this.db.prepare("SELECT * FROM sync_cursors WHERE pending_run_id = ?");
+    const write = this.db.prepare(
+      `UPDATE sync_cursors SET ingested_offset = @ingestedOffset, ingested_activity = @ingestedActivity, ingested_print = @ingestedPrint,
+         seen_size = @seenSize, pending_run_id = NULL, pending_offset = NULL, pending_activity = NULL, pending_print = NULL, updated_at = @now
+       WHERE path_key = @pathKey`,
+    );
+    this.db.transaction(() => {
+      for (const { runId, status } of outcomes) {
+        for (const row of waiting.all(runId) as CursorRow[]) {
+          const settled = settledCursor(toCursor(row), status);
+          write.run({ pathKey: settled.pathKey, ingestedOffset: settled.ingestedOffset, ingestedActivity: settled.ingestedActivity, ingestedPrint: settled.ingestedPrint, seenSize: settled.seenSize, now });
+        }
+      }
+    }).immediate();
   }
 
   recordScan(app: string, at: number): void {
@@ -139,11 +170,12 @@ export class SyncStore {
       .run(app, at);
   }
 
+  /** The cursor is what the plan read: absent as it was, or at the same ingested bytes with no run pending. */
   private unchanged(r: Reservation): boolean {
     const row = this.db
-      .prepare("SELECT ingested_offset, pending_run_id FROM sync_cursors WHERE path_key = ?")
-      .get(r.pathKey) as { ingested_offset: number; pending_run_id: string | null } | undefined;
+      .prepare("SELECT ingested_offset, ingested_print, pending_run_id FROM sync_cursors WHERE path_key = ?")
+      .get(r.pathKey) as { ingested_offset: number; ingested_print: string | null; pending_run_id: string | null } | undefined;
     if (!row || !r.expected) return !row && !r.expected;
-    return row.ingested_offset === r.expected.ingestedOffset && row.pending_run_id === r.expected.pendingRunId;
+    return row.pending_run_id === null && row.ingested_offset === r.expected.ingestedOffset && row.ingested_print === r.expected.ingestedPrint;
   }
 }

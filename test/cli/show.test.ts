@@ -177,6 +177,8 @@ describe("show", () => {
       "page_links_in",
       "cross_wiki_links",
       "body",
+      "truncated",
+      "file_size",
     ]);
     expect(view).toEqual({
       slug: "guides/deploy",
@@ -205,6 +207,8 @@ describe("show", () => {
       page_links_in: ["README", "auth/login", "guides"],
       cross_wiki_links: [],
       body: DEPLOY.slice(DEPLOY.indexOf("# Deploying")).trim(),
+      truncated: false,
+      file_size: Buffer.byteLength(DEPLOY),
     });
     expect(result.stdout.endsWith("}\n")).toBe(true);
     expect(result.stderr).toBe("");

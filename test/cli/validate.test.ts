@@ -209,15 +209,6 @@ describe("validate", () => {
       }
     });
 
-    test("page_unreadable: a file too large to load (over 2 GiB) is reported, never a crash", () => {
-      const box = fresh();
-      const repo = wiki(box, {});
-      // Sparse: three gigabytes on paper, no blocks on disk.
-      writeFileSync(almanac(repo, "giant.md"), "");
-      truncateSync(almanac(repo, "giant.md"), 3 * 1024 ** 3);
-      expectOnly(box, repo, issue("page_unreadable", "error", "page could not be read (ERR_FS_FILE_TOO_LARGE)", { page: "giant", path: "giant.md" }));
-    });
-
     test("frontmatter_invalid: the page stays indexed by its body", () => {
       const box = fresh();
       const repo = wiki(box, { "bad.md": "---\ntitle: Bad\ntopics: [concepts\n---\n\nThe zeppelin body.\n" });
@@ -342,6 +333,14 @@ describe("validate", () => {
       const box = fresh();
       const repo = wiki(box, { "big.md": good("x ".repeat(1_500_000)) });
       expectOnly(box, repo, issue("page_truncated", "warning", "page is 2.9 MB; only the first 2 MB are indexed", { page: "big", path: "big.md" }));
+    });
+
+    test("page_truncated: a page too large to load whole (over 2 GiB) is indexed by its first 2 MB, never a crash", () => {
+      const box = fresh();
+      const repo = wiki(box, { "giant.md": good("x ".repeat(1_500_000)) });
+      // Sparse past the text: three gigabytes on paper, few blocks on disk.
+      truncateSync(almanac(repo, "giant.md"), 3 * 1024 ** 3);
+      expectOnly(box, repo, issue("page_truncated", "warning", "page is 3072.0 MB; only the first 2 MB are indexed", { page: "giant", path: "giant.md" }));
     });
 
     test("binary_page", () => {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from "vitest";
-import { mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, realpathSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openDatabase, type Db } from "../../src/core/sqlite.js";
@@ -34,9 +34,9 @@ async function indexed(): Promise<{ almanac: string; search: (q: string) => { sl
   writeWiki(dir, PAGES);
   const almanac = join(dir, "almanac");
   db = openDatabase(join(dir, "state", "index.db"), { migrations: indexMigrations, onNewerSchema: "recreate" });
-  const writer = new IndexWriter({ db, almanacPath: almanac, now: () => Date.now() + 10_000, loadParser: async () => createPageParser() });
+  const writer = new IndexWriter({ db, almanacPath: almanac, wikiRoot: realpathSync(almanac), now: () => Date.now() + 10_000, loadParser: async () => createPageParser() });
   await writer.refresh();
-  const ctx = { db, almanacPath: almanac, repositoryRoot: dir };
+  const ctx = { db, almanacPath: almanac, wikiRoot: realpathSync(almanac), repositoryRoot: dir };
   return { almanac, search: (q) => searchPages(ctx, { query: q }).hits };
 }
 
@@ -47,7 +47,7 @@ describe("section spans", () => {
     for (const [rel, content] of Object.entries(PAGES)) {
       const absPath = join(dir, rel);
       writeFileSync(absPath, content);
-      const parsed = parser.parseFile({ relPath: rel, absPath, size: 0, mtimeMs: 0, slug: rel.slice(0, -3) });
+      const parsed = parser.parseFile({ relPath: rel, absPath, size: 0, mtimeMs: 0, slug: rel.slice(0, -3) }, realpathSync(dir));
       const text = new TextDecoder("utf-8").decode(readFileSync(absPath));
       expect(parsed.page!.sections.length).toBeGreaterThan(0);
       for (const section of parsed.page!.sections) expect(text.slice(section.start, section.end), rel).toBe(section.body);

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from "vitest";
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { openDatabase, type Db } from "../../src/core/sqlite.js";
@@ -48,7 +48,7 @@ async function indexed(files: Record<string, string | Buffer>, recent: string[] 
   for (const rel of recent) utimesSync(join(almanac, rel), RECENT, RECENT);
   const now = recent.length > 0 ? () => RACY_CLOCK : () => Date.now() + 10_000;
   db = openDatabase(join(dir, "state", "index.db"), { migrations: indexMigrations, onNewerSchema: "recreate" });
-  writer = new IndexWriter({ db, almanacPath: almanac, now, loadParser: async () => createPageParser() });
+  writer = new IndexWriter({ db, almanacPath: almanac, wikiRoot: realpathSync(almanac), now, loadParser: async () => createPageParser() });
   await writer.refresh();
 }
 

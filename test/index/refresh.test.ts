@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from "vitest";
-import { mkdirSync, mkdtempSync, rmSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
 import Database from "better-sqlite3";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -41,15 +41,16 @@ function harness(files: Record<string, string>): Harness {
   h.writer = new IndexWriter({
     db,
     almanacPath: h.almanac,
+    wikiRoot: realpathSync(h.almanac),
     now: () => h.clock.now,
     loadParser: async (): Promise<PageParser> => {
       h.loads++;
       const real = createPageParser();
       return {
         ...real,
-        parseFile: (file, hash) => {
+        parseFile: (file, root, hash) => {
           h.parsed.push(file.relPath);
-          return real.parseFile(file, hash);
+          return real.parseFile(file, root, hash);
         },
       };
     },
@@ -96,7 +97,7 @@ describe("incremental refresh", () => {
     const outcome = await h.writer.refresh();
     expect(h.parsed).toEqual(["a.md"]);
     expect(outcome).toMatchObject({ created: [], updated: ["a"], deleted: [] });
-    const ctx = { db: h.db, almanacPath: h.almanac, repositoryRoot: h.dir };
+    const ctx = { db: h.db, almanacPath: h.almanac, wikiRoot: realpathSync(h.almanac), repositoryRoot: h.dir };
     expect(searchPages(ctx, { query: "gamma" }).hits.map((p) => p.slug)).toEqual(["a"]);
     expect(searchPages(ctx, { query: "alpha" })).toEqual({ hits: [], total: 0 });
     expect(h.db.prepare("SELECT COUNT(*) FROM sections s JOIN pages p ON p.id = s.page_id WHERE p.slug = 'a'").pluck().get()).toBe(1);
@@ -183,12 +184,12 @@ describe("index schema", () => {
     `);
     old.close();
     h.db = openDatabase(file, { migrations: indexMigrations, onNewerSchema: "recreate" });
-    h.writer = new IndexWriter({ db: h.db, almanacPath: h.almanac, now: () => h.clock.now, loadParser: async () => createPageParser() });
+    h.writer = new IndexWriter({ db: h.db, almanacPath: h.almanac, wikiRoot: realpathSync(h.almanac), now: () => h.clock.now, loadParser: async () => createPageParser() });
     const columns = h.db.prepare("SELECT name FROM pragma_table_info('sections')").pluck().all();
     expect(columns).toEqual(["id", "page_id", "heading", "body_start", "body_end"]);
     expect(h.db.prepare("SELECT COUNT(*) FROM meta").pluck().get()).toBe(0);
     await h.writer.refresh();
-    const ctx = { db: h.db, almanacPath: h.almanac, repositoryRoot: h.dir };
+    const ctx = { db: h.db, almanacPath: h.almanac, wikiRoot: realpathSync(h.almanac), repositoryRoot: h.dir };
     expect(searchPages(ctx, { query: "stale" }).total).toBe(0);
     expect(searchPages(ctx, { query: "alpha" }).hits).toMatchObject([{ slug: "a", matched_heading: "A", excerpt: "alpha words" }]);
   });

@@ -105,6 +105,7 @@ describe("ca mcp tools", () => {
       uri: "almanac://repo/architecture/run-queue",
       wiki: "repo",
       part: null,
+      truncated: false,
       body: "# Run queue\n\nRuns wait in the ledger until the worker claims them [@worker].\n\n## Shutdown\n\nThe worker drains its run before it stops. See [index refresh](index-refresh.md).",
       links: [{ slug: "architecture/index-refresh", title: "Index refresh", exists: true }],
       backlinks: [{ slug: "architecture/index-refresh", title: "Index refresh", exists: true }],
@@ -125,7 +126,7 @@ describe("ca mcp tools", () => {
     expect((await part("backlinks")).backlinks).toEqual([{ slug: "architecture/run-queue", title: "Run queue", exists: true }]);
     expect((await part("files")).files).toEqual([{ path: "src/index/", is_dir: true }]);
     const body = await part("body");
-    expect(Object.keys(body).sort()).toEqual(["body", "part", "path", "slug", "summary", "title", "topics", "updated_at", "uri", "wiki"]);
+    expect(Object.keys(body).sort()).toEqual(["body", "part", "path", "slug", "summary", "title", "topics", "truncated", "updated_at", "uri", "wiki"]);
     expect(textOf(await mcp.call("read_page", { slug: "architecture/index-refresh", part: "links" }))).toContain(
       "Links to:\n- architecture/run-queue\n- nowhere (no such page)",
     );

@@ -47,6 +47,7 @@ const RUN_FIELDS = [
   "summary",
   "title",
   "updated_at",
+  "wiki_commit",
 ];
 
 /**

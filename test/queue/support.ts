@@ -138,6 +138,7 @@ export interface JobRecord {
   commits: { sha: string; subject: string }[] | null;
   outside_changes: { path: string; change: string }[] | null;
   change_notes: string[] | null;
+  wiki_commit: { sha: string; subject: string; files: number } | null;
   harness_transcript: { kind: string; session_id: string | null; transcript_path: string | null } | null;
 }
 

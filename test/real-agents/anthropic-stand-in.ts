@@ -58,6 +58,39 @@ export interface StandInOptions {
 
 type Json = Record<string, unknown>;
 
+/** What the CLI sent back for one tool call: the text of its `tool_result` and whether it was an error. */
+export interface ToolResult {
+  text: string;
+  isError: boolean;
+}
+
+/** One `Bash` tool call per command, then a final answer: a script that runs each command through the real CLI. */
+export function bashScript(commands: { id: string; command: string }[], answer: string): StandInReply[] {
+  return [
+    ...commands.map(({ id, command }): StandInReply => ({ type: "tool_use", id, name: "Bash", input: { command, description: `Run ${command}` } })),
+    { type: "text", text: answer },
+  ];
+}
+
+/** Every tool result the CLI sent in its agent requests, by tool_use id. */
+export function toolResults(standIn: Pick<AnthropicStandIn, "requests">): Map<string, ToolResult> {
+  const results = new Map<string, ToolResult>();
+  for (const request of standIn.requests) {
+    if (request.role !== "agent") continue;
+    const messages = ((JSON.parse(request.body) as Json).messages ?? []) as Json[];
+    for (const message of messages) {
+      if (!Array.isArray(message.content)) continue;
+      for (const block of message.content as Json[]) {
+        if (block.type !== "tool_result" || typeof block.tool_use_id !== "string") continue;
+        const content = block.content;
+        const text = typeof content === "string" ? content : Array.isArray(content) ? (content as Json[]).map((part) => String(part.text ?? "")).join("") : "";
+        results.set(block.tool_use_id, { text, isError: block.is_error === true });
+      }
+    }
+  }
+  return results;
+}
+
 export async function startAnthropicStandIn(options: StandInOptions): Promise<AnthropicStandIn> {
   const requests: RecordedRequest[] = [];
   const unknown: RecordedRequest[] = [];

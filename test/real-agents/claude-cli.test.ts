@@ -11,8 +11,22 @@ import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Sandbox } from "../support/cli.js";
 import { waitForIdle } from "../queue/support.js";
-import { startAnthropicStandIn, type AnthropicStandIn, type StandInReply } from "./anthropic-stand-in.js";
-import { pathWithout, CLAUDE_VERSION, OFFLINE_CLAUDE_ENV, probeClaude, realSandbox, repoWithNotes, runTimeout, settledProcesses, type JobRecord, type LogEntry } from "./support.js";
+import { bashScript, startAnthropicStandIn, toolResults, type AnthropicStandIn, type StandInReply } from "./anthropic-stand-in.js";
+import {
+  committed,
+  pathWithout,
+  permittedCommands,
+  CLAUDE_VERSION,
+  OFFLINE_CLAUDE_ENV,
+  probeClaude,
+  realSandbox,
+  repoWithNotes,
+  runTimeout,
+  settledProcesses,
+  stageUserFile,
+  type JobRecord,
+  type LogEntry,
+} from "./support.js";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -150,6 +164,39 @@ describe.skipIf(probe.skip !== null)(suiteName, () => {
     expect(agent[0]!.body).toContain(`run_id: ${show.run_id}`);
     expect(agent[0]!.body).toContain("The quetzalcoatl queue drains first in, first out.");
     expect(standIn.unknown.map((request) => `${request.method} ${request.url}`)).toEqual([]);
+  });
+
+  test("the codealmanac commands the prompt names pass Claude Code's permissions; the product commits the page, and only the page", { timeout: 60_000 }, async () => {
+    requireClaude();
+    const script: StandInReply[] = [];
+    standIn = await startAnthropicStandIn({ script });
+    box = claudeSandbox(standIn).box;
+    const root = repoWithNotes(box);
+    const staged = stageUserFile(root);
+    const pagePath = join(root, "almanac", "concepts", "real-agent.md");
+    const commands = permittedCommands("concepts/real-agent", "quetzalcoatl").map((check, index) => ({ ...check, id: `toolu_standin_cmd_${index}` }));
+    script.push(
+      { type: "tool_use", id: "toolu_standin_write_page", name: "Write", input: { file_path: pagePath, content: PAGE } },
+      // Refused by the permissions, so the product is the only one to commit.
+      { type: "tool_use", id: "toolu_standin_git_commit", name: "Bash", input: { command: "git commit -am sneaky", description: "commit" } },
+      ...bashScript(commands, "Added concepts/real-agent: a page about the real agent."),
+    );
+
+    const result = await box.runAsync(["ingest", "notes.md", "--using", "claude", "--wait", "--json"], { cwd: root });
+    const show = result.json<JobRecord>();
+    expect(show.status, diagnostics(box, show.run_id, standIn)).toBe("done");
+
+    const results = toolResults(standIn);
+    for (const { id, command, shows } of commands) {
+      const answer = results.get(id);
+      expect(answer, `${command}: ${JSON.stringify(answer)}`).toMatchObject({ isError: false });
+      expect(answer?.text, command).toContain(shows);
+    }
+    expect(results.get("toolu_standin_git_commit")).toMatchObject({ isError: true });
+
+    expect(show.wiki_commit).toMatchObject({ subject: "almanac: Added concepts/real-agent: a page about the real agent.", files: 1 });
+    expect(committed(root)).toEqual({ subject: show.wiki_commit!.subject, files: ["almanac/concepts/real-agent.md"], staged: [staged] });
+    expect(show.commits).toEqual([]);
   });
 
   test("a Write outside the repository is blocked by Claude Code itself; the run still ends done", { timeout: 60_000 }, async () => {

@@ -11,8 +11,20 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Sandbox } from "../support/cli.js";
 import { waitForIdle } from "../queue/support.js";
-import { addFilePatch, codexConfigToml, startOpenAIStandIn, type OpenAIStandIn, type OpenAIStandInReply } from "./openai-stand-in.js";
-import { pathWithout, probeCli, realSandbox, repoWithNotes, runTimeout, settledProcesses, type JobRecord, type LogEntry } from "./support.js";
+import { addFilePatch, codexConfigToml, execScript, startOpenAIStandIn, toolOutputs, type OpenAIStandIn, type OpenAIStandInReply } from "./openai-stand-in.js";
+import {
+  committed,
+  pathWithout,
+  permittedCommands,
+  probeCli,
+  realSandbox,
+  repoWithNotes,
+  runTimeout,
+  settledProcesses,
+  stageUserFile,
+  type JobRecord,
+  type LogEntry,
+} from "./support.js";
 
 const CODEX_VERSION = "0.171.0";
 
@@ -130,6 +142,42 @@ describe.skipIf(probe.skip !== null)(suiteName, () => {
     expect(agent[0]!.body).toContain("The quetzalcoatl queue drains first in, first out.");
     expect(agent[0]!.tools).toEqual(expect.arrayContaining(["apply_patch", "exec_command"]));
     expect(standIn.unknown.map((request) => `${request.method} ${request.url}`)).toEqual([]);
+  });
+
+  test("the codealmanac commands the prompt names work inside Codex's sandbox; git stays read-only; the product commits the page, and only the page", { timeout: 60_000 }, async () => {
+    requireCodex();
+    const checks = permittedCommands("concepts/real-codex", "axolotl");
+    // Turn 0 writes the page, turn 1 tries to commit (the sandbox keeps .git read-only), then one turn per command.
+    const { script: commandTurns, callIds } = execScript(
+      checks.map((check) => check.command),
+      "Added concepts/real-codex: a page about the real codex.",
+      2,
+    );
+    const script: OpenAIStandInReply[] = [
+      { type: "tools", calls: [{ type: "apply_patch", patch: addFilePatch("almanac/concepts/real-codex.md", PAGE) }] },
+      { type: "tools", calls: [{ type: "function_call", name: "exec_command", arguments: { cmd: "git commit -am sneaky" } }] },
+      ...commandTurns,
+    ];
+    standIn = await startOpenAIStandIn({ script });
+    box = codexSandbox(standIn).box;
+    const root = repoWithNotes(box);
+    const staged = stageUserFile(root);
+
+    const result = await box.runAsync(["ingest", "notes.md", "--using", "codex", "--wait", "--json"], { cwd: root });
+    const show = result.json<JobRecord>();
+    expect(show.status, diagnostics(box, show.run_id, standIn)).toBe("done");
+
+    const outputs = toolOutputs(standIn);
+    checks.forEach(({ command, shows }, index) => {
+      const output = outputs.get(callIds[index]!) ?? "(no output)";
+      expect(output, command).toContain("Process exited with code 0");
+      expect(output, command).toContain(shows);
+    });
+    expect(outputs.get("call_standin_t1_0")).toMatch(/Read-only file system/);
+
+    expect(show.wiki_commit).toMatchObject({ subject: "almanac: Added concepts/real-codex: a page about the real codex.", files: 1 });
+    expect(committed(root)).toEqual({ subject: show.wiki_commit!.subject, files: ["almanac/concepts/real-codex.md"], staged: [staged] });
+    expect(show.commits).toEqual([]);
   });
 
   test("writes outside the repository are refused by the sandbox and reported as warnings", { timeout: 60_000 }, async () => {

@@ -114,6 +114,29 @@ export interface OpenAIStandInOptions {
 
 type Json = Record<string, unknown>;
 
+/** One `exec_command` call per turn for each command, then a final message. The call of turn t is `call_standin_t<t>_0`. */
+export function execScript(commands: string[], answer: string, firstTurn = 0): { script: OpenAIStandInReply[]; callIds: string[] } {
+  return {
+    script: [...commands.map((cmd): OpenAIStandInReply => ({ type: "tools", calls: [{ type: "function_call", name: "exec_command", arguments: { cmd } }] })), { type: "message", text: answer }],
+    callIds: commands.map((_, index) => `call_standin_t${firstTurn + index}_0`),
+  };
+}
+
+/** What codex sent back for each function call (`function_call_output`), by call id. */
+export function toolOutputs(standIn: Pick<OpenAIStandIn, "requests">): Map<string, string> {
+  const outputs = new Map<string, string>();
+  for (const request of standIn.requests) {
+    const input = request.role === "agent" && Array.isArray(request.json?.input) ? (request.json.input as Json[]) : [];
+    for (const item of input) {
+      if (item.type !== "function_call_output" && item.type !== "custom_tool_call_output") continue;
+      if (typeof item.call_id !== "string") continue;
+      const output = item.output;
+      outputs.set(item.call_id, typeof output === "string" ? output : JSON.stringify(output));
+    }
+  }
+  return outputs;
+}
+
 const CALL_ID = /^call_standin_t(\d+)_\d+$/;
 
 export async function startOpenAIStandIn(options: OpenAIStandInOptions): Promise<OpenAIStandIn> {

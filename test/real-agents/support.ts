@@ -4,9 +4,10 @@
  * sandbox left behind.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import { FAKE_BIN, ROOT, commitAll, sandbox, writeWiki, type Sandbox } from "../support/cli.js";
+import { AGENT_SUBCOMMANDS } from "../../src/lifecycle/agent-tools.js";
 
 export const REAL_BIN = join(ROOT, "node_modules", ".bin");
 
@@ -168,3 +169,39 @@ export const OFFLINE_CLAUDE_ENV: NodeJS.ProcessEnv = {
   DISABLE_AUTOUPDATER: "1",
   CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
 };
+
+/**
+ * One command for each CodeAlmanac subcommand a run's prompt names, and a text its output must
+ * show, for a page with `slug` whose lead carries `word`. A subcommand added to the prompt
+ * without a check here fails every real-CLI suite, so a permission cannot go untested.
+ */
+export function permittedCommands(slug: string, word: string): { command: string; shows: string }[] {
+  const checks: Record<string, { command: string; shows: string }> = {
+    validate: { command: "codealmanac validate", shows: "validate: ok" },
+    search: { command: `codealmanac search ${word} --slugs`, shows: slug },
+    show: { command: `codealmanac show ${slug} --lead`, shows: word },
+  };
+  return AGENT_SUBCOMMANDS.map((sub) => {
+    const check = checks[sub];
+    if (!check) throw new Error(`no real-CLI check for \`codealmanac ${sub}\`: add one to permittedCommands`);
+    return check;
+  });
+}
+
+/** What git says about the product's commit of a run: its subject, the files in it, and what is still staged. */
+export function committed(root: string): { subject: string; files: string[]; staged: string[] } {
+  const git = (...args: string[]) => spawnSync("git", args, { cwd: root, encoding: "utf8" }).stdout.trim();
+  return {
+    subject: git("log", "-1", "--format=%s"),
+    files: git("show", "--name-only", "--format=", "HEAD").split("\n").filter(Boolean),
+    staged: git("diff", "--cached", "--name-only").split("\n").filter(Boolean),
+  };
+}
+
+/** A file the user staged outside almanac/ before the run (it must stay staged and out of the run's commit). */
+export function stageUserFile(root: string, path = "src/staged.ts"): string {
+  mkdirSync(join(root, path, ".."), { recursive: true });
+  writeFileSync(join(root, path), "the user's staged work\n");
+  spawnSync("git", ["add", path], { cwd: root });
+  return path;
+}

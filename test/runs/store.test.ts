@@ -146,10 +146,22 @@ describe("run ledger", () => {
     const old = enqueue(l, "garden", 1_000);
     const active = enqueue(l, "garden", 1_000);
     l.runs.requestCancellation(old, 1_500);
-    expect(l.runs.pruneRuns(2_000).map((r) => r.runId)).toHaveLength(1);
+    const settled: unknown[] = [];
+    const pruned = l.runs.pruneRuns(2_000, (runs) => settled.push(runs.map((r) => ({ ...r, stillThere: l.runs.getRun(r.runId)?.status }))));
+    expect(pruned).toEqual([{ runId: old, logPath: `/tmp/${old}.log`, status: "cancelled" }]);
+    // The settle port sees the runs while they still exist, in the prune's own transaction.
+    expect(settled).toEqual([[{ runId: old, logPath: `/tmp/${old}.log`, status: "cancelled", stillThere: "cancelled" }]]);
     expect(l.runs.getRun(old)).toBeUndefined();
     expect(l.db.prepare("SELECT COUNT(*) FROM run_events WHERE run_id = ?").pluck().get(old)).toBe(0);
     expect(l.runs.getRun(active)?.status).toBe("queued");
+  });
+
+  test("a prune whose settle port throws deletes nothing", () => {
+    l = ledger();
+    const old = enqueue(l, "garden", 1_000);
+    l.runs.requestCancellation(old, 1_500);
+    expect(() => l.runs.pruneRuns(2_000, () => { throw new Error("settle failed"); })).toThrow("settle failed");
+    expect(l.runs.getRun(old)?.status).toBe("cancelled");
   });
 
   test("run ids follow the spec format and path-shaped ids are rejected", () => {

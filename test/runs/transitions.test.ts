@@ -36,6 +36,7 @@ function run(status: RunStatus, extra: Partial<RunRecord> = {}): RunRecord {
     harness: null,
     pageChanges: null,
     changes: null,
+    wikiCommit: null,
     logPath: "/tmp/run.log",
     retryOf: null,
     claimSeq: status === "queued" ? null : 1,

@@ -1,4 +1,4 @@
-import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { sourceLabel, transcriptRangeAddress } from "../../src/sources/model.js";
@@ -74,6 +74,29 @@ describe("transcript addresses", () => {
     expect(await resolveError(service, ["transcript:0000aaaa-1111-2222-3333-444455556666"], repo)).toBe(
       `transcript session not found: 0000aaaa-1111-2222-3333-444455556666 (looked in ${join(home, ".claude/projects")} and ${join(home, ".codex")})`,
     );
+  });
+
+  test("confined (an agent's request), a path outside the repository and the transcript folders reads as missing", async () => {
+    const { home, repo, service } = setup();
+    const outside = tempDir("ca-sources-outside-");
+    const stray = place("claude-2.0.jsonl", join(outside, "stray.jsonl"));
+    mkdirSync(join(home, ".claude/projects/-linked"), { recursive: true });
+    // A link inside a transcript folder is judged by where it leads.
+    symlinkSync(stray, join(home, ".claude/projects/-linked", `${CLAUDE_ID}.jsonl`));
+    const kept = place("claude-2.1.jsonl", join(home, ".claude/projects/x/33333333-3333-4333-8333-333333333333.jsonl"));
+    const confined = async (input: string) => {
+      try {
+        return await service.resolve([input], { cwd: repo, repositoryRoot: repo, confined: true });
+      } catch (error) {
+        return (error as Error).message;
+      }
+    };
+    expect(await confined(`transcript:${stray}`)).toBe(`unreadable transcript: ${stray}: no such file`);
+    expect(await confined(`transcript:${CLAUDE_ID}`)).toBe(`unreadable transcript: ${join(home, ".claude/projects/-linked", `${CLAUDE_ID}.jsonl`)}: no such file`);
+    expect(await confined(stray)).toBe(`path not found: ${stray}`);
+    expect(await confined(`transcript:${kept}`)).toMatchObject([{ kind: "transcript", path: kept }]);
+    // Unconfined (the user at a shell), the same stray transcript is taken.
+    expect(await service.resolve([`transcript:${stray}`], { cwd: repo, repositoryRoot: repo })).toMatchObject([{ kind: "transcript", path: stray }]);
   });
 
   test("a #bytes=<from>-<to> suffix takes part of the session, by path or by session id", async () => {

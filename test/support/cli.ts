@@ -42,6 +42,8 @@ export function sandbox(extraEnv: NodeJS.ProcessEnv = {}): Sandbox {
   const home = join(dir, "home");
   const state = join(dir, "state");
   mkdirSync(home, { recursive: true });
+  // A git identity, as a user's machine has one: a run's product commit (auto_commit) needs it.
+  writeFileSync(join(home, ".gitconfig"), "[user]\n\tname = CodeAlmanac Test\n\temail = test@codealmanac.invalid\n");
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     HOME: home,

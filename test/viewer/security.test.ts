@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, test } from "vitest";
 import { emptyRepo } from "../queue/support.js";
-import { sandbox, waitFor, type Sandbox } from "../support/cli.js";
+import { mkdirSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { page, sandbox, waitFor, writeWiki, type Sandbox } from "../support/cli.js";
 import { raw, shellToken, startViewer, type Viewer } from "./support.js";
 
 let box: Sandbox;
@@ -118,5 +120,53 @@ describe("viewer safety", () => {
     expect((await raw(viewer.origin, `/api/overview?token=${token}`)).status).toBe(200);
     // The token does not excuse a foreign Host.
     expect((await raw(viewer.origin, `/api/wikis?token=${token}`, { headers: { host: `evil.example:${viewer.port}` } })).status).toBe(421);
+  });
+});
+
+describe("the viewer keeps to the repository", () => {
+  test("a wiki folder that leads out of its repository is refused, naming both paths", async () => {
+    box = sandbox();
+    const outside = writeWiki(join(box.dir, "elsewhere"), { "secret.md": page({ title: "Secret", topics: [], sources: [], body: "# Secret\n\nroot:x:0:0" }) });
+    const repo = join(box.dir, "linked");
+    mkdirSync(repo);
+    symlinkSync(join(outside, "almanac"), join(repo, "almanac"));
+    const viewer = await startViewer(box, { cwd: repo });
+    const refusal = `the wiki folder ${join(repo, "almanac")} resolves to ${join(outside, "almanac")}, outside its repository ${repo}; refusing to read or write it (make almanac/ a folder inside the repository)`;
+    for (const path of ["/api/page/secret", "/api/overview", "/api/search?q=root"]) {
+      const reply = await raw(viewer.origin, path);
+      expect([path, reply.status]).toEqual([path, 422]);
+      expect(reply.json()).toEqual({ error: { code: "validation_failed", message: refusal } });
+      expect(reply.body).not.toContain("root:x");
+    }
+  });
+
+  test("/api/file does not tell what exists behind a symlink that leads out of the repository", async () => {
+    box = sandbox();
+    const repo = emptyRepo(box);
+    mkdirSync(join(box.dir, "elsewhere", "folder"), { recursive: true });
+    symlinkSync(join(box.dir, "elsewhere"), join(repo, "out"));
+    mkdirSync(join(repo, "src"));
+    const viewer = await startViewer(box, { cwd: repo });
+    for (const path of ["out/folder", "out/missing"]) {
+      const reply = await raw(viewer.origin, `/api/file?path=${path}`);
+      expect(reply.json<{ kind: string; path: string }>()).toMatchObject({ kind: "file", path });
+    }
+    expect((await raw(viewer.origin, "/api/file?path=src")).json<{ kind: string }>().kind).toBe("directory");
+  });
+
+  test("an oversized page is served from its first 2 MB and says so", async () => {
+    box = sandbox();
+    const repo = emptyRepo(box);
+    const path = join(repo, "almanac", "big.md");
+    writeFileSync(path, `---\ntitle: Big\ntopics: []\nsources: []\n---\n\n# Big\n\n${"word ".repeat(700_000)}\n`);
+    truncateSync(path, 64 * 1024 * 1024);
+    const viewer = await startViewer(box, { cwd: repo });
+    const reply = await raw(viewer.origin, "/api/page/big");
+    expect(reply.status).toBe(200);
+    const body = reply.json<{ body: string; html: string; truncation: string | null }>();
+    expect(body.truncation).toBe("this page is 64.0 MB; only its first 2 MB are shown");
+    expect(Buffer.byteLength(body.body)).toBeLessThanOrEqual(2 * 1024 * 1024);
+    expect(Buffer.byteLength(reply.body)).toBeLessThan(8 * 1024 * 1024);
+    expect((await raw(viewer.origin, "/api/page/README")).json<{ truncation: string | null }>().truncation).toBeNull();
   });
 });

@@ -26,6 +26,8 @@ export function runJson(r: RunRecord) {
     commits: r.changes?.commits ?? null,
     outside_changes: r.changes?.outside ?? null,
     change_notes: r.changes && r.changes.notes.length > 0 ? r.changes.notes : null,
+    // The product's own commit of the wiki changes; `commits` are the agent's.
+    wiki_commit: r.wikiCommit ? { sha: r.wikiCommit.sha, subject: r.wikiCommit.subject, files: r.wikiCommit.files } : null,
     harness_transcript: r.harness
       ? { kind: r.harness.kind, session_id: r.harness.sessionId, transcript_path: r.harness.transcriptPath }
       : null,
@@ -114,6 +116,10 @@ export function renderJob(ctx: CliContext, r: RunRecord, now: number): void {
     for (const [mark, list] of [["+", c.created], ["~", c.updated], ["-", c.deleted]] as const) {
       for (const slug of list) out.push(`  ${mark} ${s.blue(slug)}`);
     }
+  }
+  if (r.wikiCommit) {
+    const { sha, subject, files } = r.wikiCommit;
+    out.push(line("committed", `${sha.slice(0, 12)} ${subject} ${s.dim(`(${files} file${files === 1 ? "" : "s"})`)}`));
   }
   if (r.changes) {
     for (const commit of r.changes.commits) out.push(line("commit", `${commit.sha.slice(0, 12)} ${commit.subject}`));

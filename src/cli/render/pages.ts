@@ -1,7 +1,7 @@
 import type { CliContext } from "../context.js";
 import type { SearchHit } from "../../index/views/search.js";
 import type { PageView } from "../../index/views/pages.js";
-import { leadOf } from "../../index/views/pages.js";
+import { leadOf, truncationOf } from "../../index/views/pages.js";
 import { labelled } from "./table.js";
 import { EM_DASH } from "./format.js";
 
@@ -33,6 +33,13 @@ export function renderSearch(
 }
 
 export function renderPage(ctx: CliContext, view: PageView, flag: PageViewFlag | undefined): void {
+  writePage(ctx, view, flag);
+  // Said on stderr, after the text it concerns, so stdout stays the page itself.
+  const cut = truncationOf(view);
+  if (cut !== null && (flag === undefined || flag === "body" || flag === "lead")) ctx.writeErr(`codealmanac: ${view.slug}: ${cut}\n`);
+}
+
+function writePage(ctx: CliContext, view: PageView, flag: PageViewFlag | undefined): void {
   const list = (items: string[]) => {
     if (items.length > 0) ctx.write(items.join("\n") + "\n");
   };

@@ -2,7 +2,8 @@
  * Claude Code adapter: runs `claude -p --output-format stream-json --verbose …` as a
  * child of the executor (in its process group, so a group kill reaches it) and turns
  * its stream into harness events and one `HarnessRunResult`. Writes outside the
- * repository are blocked by Claude Code's own permission layer (see `claudeArgs`).
+ * repository are blocked by Claude Code's own permission layer (see `claudeArgs`); Bash may
+ * run read-only git and the CodeAlmanac commands the prompt names, nothing else.
  */
 import { realpathSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -10,7 +11,7 @@ import { isPathLike, resolveExecutable } from "../../core/executables.js";
 import { isDirectory } from "../../core/fs.js";
 import { homeDir } from "../../core/paths.js";
 import type { HarnessUsage } from "../events.js";
-import type { HarnessAdapter, HarnessFailure, HarnessReadiness, HarnessRunRequest, HarnessRunResult } from "../types.js";
+import type { AgentCommands, HarnessAdapter, HarnessFailure, HarnessReadiness, HarnessRunRequest, HarnessRunResult } from "../types.js";
 import { readCliVersion, runAgentProcess, type AgentProcessExit } from "../agent-process.js";
 import { decideEnding, type StreamVerdict } from "../ending.js";
 import { conclude, EventSink, failedWith, type Outcome } from "../outcome.js";
@@ -19,7 +20,7 @@ import { firstLine } from "../text.js";
 import { atLeast } from "../version.js";
 import { classifyClaudeResult, createClaudeStreamParser, type ClaudeResultLine } from "./stream.js";
 
-/** The tools a run may use without asking; Bash only for read-only git. */
+/** The tools a run may use without asking; Bash only for read-only git (and, per run, `commandRules`). */
 export const CLAUDE_ALLOWED_TOOLS =
   "Read,Write,Edit,MultiEdit,Glob,Grep,Bash(git status:*),Bash(git diff:*),Bash(git log:*)";
 
@@ -45,8 +46,19 @@ export interface ClaudeAdapterOptions {
   exitAfterResultMs?: number;
 }
 
+/**
+ * One Bash rule per CodeAlmanac command the prompt names: `Bash(codealmanac validate:*)` lets
+ * `codealmanac validate` with any arguments through, and nothing else. Claude Code checks each
+ * part of a compound command on its own, so `codealmanac validate && rm x` still asks (and
+ * `-p` refuses what would ask).
+ */
+export function commandRules(commands: AgentCommands | undefined): string[] {
+  if (!commands) return [];
+  return commands.subcommands.map((sub) => `Bash(${commands.executable} ${sub}:*)`);
+}
+
 /** The argv after the executable; `version` is what `claude --version` printed (null: unknown). */
-export function claudeArgs(model: string, sessionId: string, version: string | null = null): string[] {
+export function claudeArgs(model: string, sessionId: string, version: string | null = null, commands?: AgentCommands): string[] {
   const bounded = atLeast(version, CLAUDE_WRITE_BOUNDARY_VERSION);
   return [
     "-p",
@@ -56,7 +68,7 @@ export function claudeArgs(model: string, sessionId: string, version: string | n
     "--permission-mode",
     "acceptEdits",
     "--allowedTools",
-    bounded ? CLAUDE_ALLOWED_TOOLS : CLAUDE_ALLOWED_TOOLS_CONFINED,
+    [bounded ? CLAUDE_ALLOWED_TOOLS : CLAUDE_ALLOWED_TOOLS_CONFINED, ...commandRules(commands)].join(","),
     "--model",
     model,
     "--session-id",
@@ -127,7 +139,7 @@ async function runClaude(
   const exit = await runAgentProcess(
     {
       command,
-      args: claudeArgs(request.model, request.sessionId, request.cliVersion ?? null),
+      args: claudeArgs(request.model, request.sessionId, request.cliVersion ?? null, request.commands),
       cwd: request.cwd,
       env,
       stdin: request.prompt,

@@ -1,7 +1,8 @@
 /**
  * Codex adapter: runs `codex exec --json` in the repository with the workspace-write
- * sandbox (writes confined to the repository) and approvals off, stdin closed, and
- * turns its event stream into harness events and one `HarnessRunResult`.
+ * sandbox (writes confined to the repository, `.git` read-only, plus the state folder of
+ * CodeAlmanac's own commands) and approvals off, stdin closed, and turns its event stream
+ * into harness events and one `HarnessRunResult`.
  */
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
@@ -14,7 +15,7 @@ import { decideEnding, type StreamVerdict } from "../ending.js";
 import { conclude, EventSink, failedWith, type Outcome } from "../outcome.js";
 import { firstLine } from "../text.js";
 import type { HarnessEvent } from "../events.js";
-import type { HarnessAdapter, HarnessReadiness, HarnessRunRequest, HarnessRunResult } from "../types.js";
+import type { AgentCommands, HarnessAdapter, HarnessReadiness, HarnessRunRequest, HarnessRunResult } from "../types.js";
 import { atLeast } from "../version.js";
 import { codexFailure, CODEX_MIN_VERSION, CODEX_UPGRADE_FIX, notInstalled, tooOld } from "./failures.js";
 import { createCodexStreamParser, type CodexStreamState } from "./stream.js";
@@ -36,8 +37,21 @@ export interface CodexAdapterOptions {
   exitAfterTurnMs?: number;
 }
 
+/**
+ * `-c sandbox_workspace_write.writable_roots=[…]` for the folders CodeAlmanac's own commands
+ * write to: the commands the agent runs inherit its sandbox, which otherwise leaves only the
+ * repository writable (and `.git` in it read-only). A JSON string is a valid TOML basic string.
+ */
+export function writableRootsOverride(commands: AgentCommands | undefined): string[] {
+  if (!commands || commands.writableRoots.length === 0) return [];
+  return ["-c", `sandbox_workspace_write.writable_roots=[${commands.writableRoots.map((root) => JSON.stringify(root)).join(",")}]`];
+}
+
 /** The argv after the executable; the prompt is the last argument (`-` when it goes through stdin). */
-export function codexArgs(request: { cwd: string; model: string; version?: string | null }, promptArgument: string): string[] {
+export function codexArgs(
+  request: { cwd: string; model: string; version?: string | null; commands?: AgentCommands },
+  promptArgument: string,
+): string[] {
   return [
     "exec",
     "--json",
@@ -55,6 +69,11 @@ export function codexArgs(request: { cwd: string; model: string; version?: strin
     "sandbox_workspace_write.exclude_slash_tmp=true",
     "-c",
     "sandbox_workspace_write.exclude_tmpdir_env_var=true",
+    ...writableRootsOverride(request.commands),
+    // Commands run in `bash -lc` by default, and a login shell's /etc/profile resets PATH
+    // (Debian's does), which drops the run's own `codealmanac` from the front of it.
+    "-c",
+    "allow_login_shell=false",
     ...(atLeast(request.version, THREAD_SOURCE_VERSION) ? ["--thread-source", CODEX_MARKER] : []),
     promptArgument,
   ];
@@ -117,7 +136,10 @@ async function runCodex(executable: string, exitAfterTurnMs: number, request: Ha
   const exit = await runAgentProcess(
     {
       command,
-      args: codexArgs({ cwd: request.cwd, model: request.model, version: request.cliVersion ?? null }, viaStdin ? "-" : request.prompt),
+      args: codexArgs(
+        { cwd: request.cwd, model: request.model, version: request.cliVersion ?? null, ...(request.commands ? { commands: request.commands } : {}) },
+        viaStdin ? "-" : request.prompt,
+      ),
       cwd: request.cwd,
       env,
       // `codex exec` reads stdin to its end whenever it is not a terminal: it must be closed.

@@ -1,7 +1,6 @@
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { splitFrontmatter } from "../../wiki/frontmatter.js";
-import { MAX_INDEXED_CHARS } from "../layout.js";
+import { readPageHead, truncationNote } from "../page-file.js";
 import type { Db } from "../../core/sqlite.js";
 import { ProductError, invalid } from "../../core/errors.js";
 import { topicsFor } from "./search.js";
@@ -29,6 +28,10 @@ export interface PageView {
   page_links_in: string[];
   cross_wiki_links: { wiki: string; target: string }[];
   body: string;
+  /** The page file is over 2 MB and `body` comes from its first 2 MB only. */
+  truncated: boolean;
+  /** The page file's size in bytes, as read. */
+  file_size: number;
 }
 
 interface PageRow {
@@ -144,7 +147,8 @@ function mayReach(a: string, b: string, min: number): boolean {
   return Math.max(unmatched, lacking) <= allowed;
 }
 
-export function showPage(db: Db, almanacPath: string, input: string): PageView {
+/** `wikiRoot` is almanac/'s real path: the page file is read only when it really lies inside it. */
+export function showPage(db: Db, almanacPath: string, wikiRoot: string, input: string): PageView {
   const slug = resolveSlug(db, input);
   const row = db
     .prepare("SELECT slug, title, summary, rel_path, updated_at FROM pages WHERE slug = ?")
@@ -162,6 +166,7 @@ export function showPage(db: Db, almanacPath: string, input: string): PageView {
     .prepare("SELECT source_slug FROM page_links WHERE target_slug = ? ORDER BY source_slug")
     .pluck()
     .all(slug) as string[];
+  const body = readBody(join(almanacPath, row.rel_path), wikiRoot);
   return {
     slug: row.slug,
     title: row.title,
@@ -174,7 +179,7 @@ export function showPage(db: Db, almanacPath: string, input: string): PageView {
     page_links_out: out,
     page_links_in: inbound,
     cross_wiki_links: [],
-    body: readBody(join(almanacPath, row.rel_path)),
+    ...body,
   };
 }
 
@@ -185,16 +190,24 @@ export function leadOf(body: string): string {
   return lead ?? blocks[0] ?? "";
 }
 
+/** What a reader is told when a page's body was cut at 2 MB, or null when it is whole. */
+export function truncationOf(view: Pick<PageView, "truncated" | "file_size">): string | null {
+  return view.truncated ? truncationNote(view.file_size) : null;
+}
+
+const decoder = new TextDecoder("utf-8");
+
 /**
  * The body is read from the page itself (the index keeps only its sections), right
- * after the refresh that found the file unchanged.
+ * after the refresh that found the file unchanged: no further than the 2 MB the parser
+ * indexed, decoded the same way, and never through a link that leads out of the wiki.
  */
-function readBody(path: string): string {
+function readBody(path: string, wikiRoot: string): Pick<PageView, "body" | "truncated" | "file_size"> {
   try {
-    const text = readFileSync(path, "utf8").slice(0, MAX_INDEXED_CHARS);
-    return splitFrontmatter(text).body.trim();
+    const head = readPageHead(path, wikiRoot);
+    return { body: splitFrontmatter(decoder.decode(head.bytes)).body.trim(), truncated: head.truncated, file_size: head.size };
   } catch {
-    return "";
+    return { body: "", truncated: false, file_size: 0 };
   }
 }
 

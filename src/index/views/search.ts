@@ -1,4 +1,4 @@
-import { isDirectory } from "../../core/fs.js";
+import { isDirectoryWithin } from "../../core/fs.js";
 import { join } from "node:path";
 import type { Db } from "../../core/sqlite.js";
 import { kebab } from "../../core/kebab.js";
@@ -37,6 +37,8 @@ export interface SearchResult {
 export interface SearchContext {
   db: Db;
   almanacPath: string;
+  /** almanac/'s real path: excerpts are read only from files really inside it. */
+  wikiRoot: string;
   repositoryRoot: string;
 }
 
@@ -79,7 +81,7 @@ export function searchPages(ctx: SearchContext, request: SearchRequest): SearchR
     updated_at: row.updated_at,
     topics: JSON.parse(row.topics_json) as string[],
     matched_heading: row.heading ?? null,
-    excerpt: row.sid !== undefined && excerpt ? excerpt(sectionText(ctx.almanacPath, row as SectionRef)) : null,
+    excerpt: row.sid !== undefined && excerpt ? excerpt(sectionText(ctx.almanacPath, ctx.wikiRoot, row as SectionRef)) : null,
   }));
   return { hits, total };
 }
@@ -145,7 +147,7 @@ function pageFilter(ctx: SearchContext, request: SearchRequest): Filter {
       clauses.push("0");
     } else {
       let { shape, isDir } = normalized;
-      if (!isDir && isDirectory(join(ctx.repositoryRoot, shape))) {
+      if (!isDir && isDirectoryWithin(join(ctx.repositoryRoot, shape), ctx.repositoryRoot)) {
         isDir = true;
         shape = `${shape}/`;
       }

@@ -1,6 +1,7 @@
-import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { splitFrontmatter } from "../../wiki/frontmatter.js";
+import { MAX_INDEXED_BYTES } from "../layout.js";
+import { readPageHead } from "../page-file.js";
 
 /** A matched section as search reads it: the page file, the section's span in it, and the file's stat as indexed. */
 export interface SectionRef {
@@ -18,20 +19,21 @@ const decoder = new TextDecoder("utf-8");
  * A section's text, cut from the page file: the index keeps each section's span, not a
  * second copy of its text. Search refreshes the index first, so the file is normally as
  * indexed; when its stat no longer matches (rewritten since), the spans may not fit
- * the new text, and the whole current body stands in for the section.
+ * the new text, and the whole current body (of its first 2 MB) stands in for the section.
+ * Only the bytes the span can reach are read: a UTF-16 unit of the decoded text takes at
+ * most 3 bytes, plus 3 for a BOM. `wikiRoot` is almanac/'s real path, which the file must
+ * really lie inside.
  */
-export function sectionText(almanacPath: string, ref: SectionRef): string {
+export function sectionText(almanacPath: string, wikiRoot: string, ref: SectionRef): string {
   const path = join(almanacPath, ref.rel_path);
-  let text: string;
-  let unchanged: boolean;
+  const spanned = ref.body_start !== null && ref.body_end !== null;
+  const reach = spanned ? Math.min(MAX_INDEXED_BYTES, ref.body_end! * 3 + 3) : MAX_INDEXED_BYTES;
   try {
-    const stat = statSync(path);
-    const bytes = readFileSync(path);
-    unchanged = stat.mtimeMs === ref.mtime_ms && stat.size === ref.size && bytes.length === ref.size;
-    text = decoder.decode(bytes);
+    const head = readPageHead(path, wikiRoot, { limit: reach });
+    if (spanned && head.mtimeMs === ref.mtime_ms && head.size === ref.size) return decoder.decode(head.bytes).slice(ref.body_start!, ref.body_end!);
+    const whole = reach === MAX_INDEXED_BYTES ? head : readPageHead(path, wikiRoot);
+    return splitFrontmatter(decoder.decode(whole.bytes)).body.trim();
   } catch {
     return "";
   }
-  if (unchanged && ref.body_start !== null && ref.body_end !== null) return text.slice(ref.body_start, ref.body_end);
-  return splitFrontmatter(text).body.trim();
 }

@@ -1,5 +1,5 @@
 import * as z from "zod/mini";
-import { leadOf, type PageView } from "../../index/views/pages.js";
+import { leadOf, truncationOf, type PageView } from "../../index/views/pages.js";
 import { pagesBySlug } from "../../index/views/viewer.js";
 import { almanacRelative, pageSummary, PageSummarySchema } from "../shapes.js";
 import type { OpenWiki } from "../wikis.js";
@@ -38,6 +38,7 @@ const SourceSchema = z.object({
 const OUTPUT = z.extend(PageSummarySchema, {
   wiki: wikiField,
   part: z.nullable(z.enum(PAGE_PARTS)).check(z.describe("the part asked for, or null for the whole page")),
+  truncated: z.boolean().check(z.describe("the page file is over 2 MB: lead and body come from its first 2 MB only")),
   lead: z.optional(z.string()),
   body: z.optional(z.string().check(z.describe("the page's Markdown, without front matter"))),
   links: z.optional(z.array(LinkSchema)),
@@ -59,7 +60,7 @@ export const readPageTool = (context: ToolContext) =>
       const wiki = await context.wikis.open(args.wiki);
       const view = await wiki.index.show(args.slug);
       const data = pageOutput(wiki, view, args.part ?? null);
-      return { data, text: pageText(data) };
+      return { data, text: pageText(data, truncationOf(view)) };
     },
   });
 
@@ -69,6 +70,7 @@ function pageOutput(wiki: OpenWiki, view: PageView, part: Part | null): PageOutp
     ...pageSummary(name, { ...view, path: almanacRelative(wiki.index.almanacPath, view.file_path) }),
     wiki: name,
     part,
+    truncated: view.truncated,
   };
   const wants = (p: Part) => part === null || part === p;
   const linked = wants("links") || wants("backlinks") ? pagesBySlug(wiki.index.db, [...view.page_links_out, ...view.page_links_in]) : new Map();
@@ -84,12 +86,13 @@ function pageOutput(wiki: OpenWiki, view: PageView, part: Part | null): PageOutp
   };
 }
 
-function pageText(page: PageOutput): string {
+function pageText(page: PageOutput, truncated: string | null): string {
   const head = [
     `# ${page.title ?? page.slug}`,
     `slug: ${page.slug} · wiki: ${page.wiki} · file: almanac/${page.path} · updated: ${page.updated_at}`,
     ...(page.topics.length > 0 ? [`topics: ${page.topics.join(", ")}`] : []),
     ...(page.summary ? [`summary: ${page.summary}`] : []),
+    ...(truncated !== null ? [`truncated: ${truncated}`] : []),
   ];
   const blocks = [head.join("\n")];
   if (page.lead !== undefined) blocks.push(page.lead || "(no lead paragraph)");

@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import * as z from "zod/mini";
 import { invalid } from "../../core/errors.js";
-import { isDirectory } from "../../core/fs.js";
+import { isDirectoryWithin } from "../../core/fs.js";
 import type { SearchHit } from "../../index/views/search.js";
 import { queryTokens } from "../../index/views/query.js";
 import { repositoryPath } from "../paths.js";
@@ -105,8 +105,8 @@ export const pagesForFileTool = (context: ToolContext) =>
     run: async (args) => {
       const wiki = await context.wikis.open(args.wiki);
       const path = repositoryPath(args.path, wiki.repository.rootPath);
-      // The same test search's `mentions` applies: a folder is one that exists, or is written with a slash.
-      const directory = path.endsWith("/") || isDirectory(join(wiki.repository.rootPath, path));
+      // The same test search's `mentions` applies: a folder is one that exists inside the repository, or is written with a slash.
+      const directory = path.endsWith("/") || isDirectoryWithin(join(wiki.repository.rootPath, path), wiki.repository.rootPath);
       const { hits, total } = await wiki.index.search({ mentions: path, limit: args.limit ?? 50 });
       const data = {
         wiki: wiki.repository.name,

@@ -9,15 +9,19 @@ import { looksBinary, readFileHead } from "../text.js";
 import { hasTranscriptExtension, sniffTranscriptFormat } from "../transcripts/detect.js";
 import { expandHome, isInsideWiki, realPathOr, relativeInside, WIKI_FOLDER } from "./paths-common.js";
 import { transcriptRef } from "./transcript.js";
+import { mayLookAt } from "./confine.js";
 
 /**
  * A local path: resolved against the user's cwd (not the repository root, which may be
  * elsewhere when `--wiki` picked it), checked to exist, to lie inside the repository
  * after symlinks are resolved, and to be outside the wiki folder. Returns null when
- * nothing exists there, so the caller can try other readings (a bare `A..B` range).
+ * nothing exists there, so the caller can try other readings (a bare `A..B` range),
+ * and also when a confined caller may not look there (src/sources/resolve/confine.ts).
  */
 export async function resolvePathAddress(address: string, ctx: ResolveContext, tools: SourceTools): Promise<SourceRef | null> {
   const absolute = resolve(ctx.cwd, expandHome(address.trim(), tools.env));
+  // Where a confined caller may not look, nothing is probed: the path reads as missing.
+  if (!mayLookAt(absolute, ctx, tools.env)) return null;
   const stats = await statOrNull(absolute, address);
   if (!stats) return null;
   const real = await realpath(absolute);

@@ -7,6 +7,7 @@ import { agentName } from "../transcripts/dialogue.js";
 import { sniffTranscriptFormat } from "../transcripts/detect.js";
 import { claudeProjectsDir, codexHome, findTranscriptBySessionId, looksLikeSessionId, presentTranscriptPath } from "../transcripts/locate.js";
 import { expandHome, repositoryDisplay } from "./paths-common.js";
+import { mayLookAt } from "./confine.js";
 
 /**
  * `transcript:<path>` or `transcript:<session-id>`, optionally with `#bytes=<from>-<to>`
@@ -17,7 +18,10 @@ export async function resolveTranscriptAddress(address: string, value: string, c
   const { target, range } = splitTranscriptRange(address, value);
   if (target === "") throw invalid(`transcript address needs a session id or a path: ${address}`);
   const path = await transcriptPathOf(address, target, ctx, tools.env);
-  const format = await requireTranscript(await presentTranscriptPath(path), tools);
+  // Where a confined caller may not look, the answer is the one a missing file gets.
+  const present = mayLookAt(path, ctx, tools.env) ? await presentTranscriptPath(path) : path;
+  if (!mayLookAt(present, ctx, tools.env)) throw unreadable(path, NO_SUCH_FILE);
+  const format = await requireTranscript(present, tools);
   return transcriptRef(address, path, format, ctx, range);
 }
 
@@ -42,7 +46,7 @@ export function splitTranscriptRange(address: string, value: string): { target: 
 
 async function transcriptPathOf(address: string, value: string, ctx: ResolveContext, env: NodeJS.ProcessEnv): Promise<string> {
   const asPath = resolve(ctx.cwd, expandHome(value, env));
-  if (isPathLike(value) || (await exists(asPath))) return asPath;
+  if (isPathLike(value) || (mayLookAt(asPath, ctx, env) && (await exists(asPath)))) return asPath;
   if (!looksLikeSessionId(value)) throw invalid(`transcript address needs a session id or a path: ${address}`);
   const found = await findTranscriptBySessionId(value, env);
   if (found) return found;
@@ -57,7 +61,13 @@ function isPathLike(value: string): boolean {
 export async function requireTranscript(path: string, tools: SourceTools): Promise<TranscriptFormat> {
   const format = await sniffOrReason(path, tools);
   if (typeof format === "string") return format;
-  throw invalid(`unreadable transcript: ${path}: ${format.reason}`);
+  throw unreadable(path, format.reason);
+}
+
+const NO_SUCH_FILE = "no such file";
+
+function unreadable(path: string, reason: string) {
+  return invalid(`unreadable transcript: ${path}: ${reason}`);
 }
 
 async function sniffOrReason(path: string, tools: SourceTools): Promise<TranscriptFormat | { reason: string }> {
@@ -72,7 +82,7 @@ async function sniffOrReason(path: string, tools: SourceTools): Promise<Transcri
 
 function fileSystemReason(error: unknown): string {
   const code = (error as NodeJS.ErrnoException).code;
-  if (code === "ENOENT") return "no such file";
+  if (code === "ENOENT") return NO_SUCH_FILE;
   if (code === "EACCES" || code === "EPERM") return "permission denied";
   return error instanceof Error ? error.message : String(error);
 }

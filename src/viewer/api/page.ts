@@ -1,5 +1,5 @@
 import type { Hono } from "hono";
-import type { PageView } from "../../index/views/pages.js";
+import { truncationOf, type PageView } from "../../index/views/pages.js";
 import { isLandingPath } from "../../wiki/slug.js";
 import type { ViewerDeps } from "../deps.js";
 import { badRequest } from "../errors.js";
@@ -42,6 +42,8 @@ export function pageRoutes(app: Hono<ViewerEnv>, deps: ViewerDeps): void {
       topics: view.topics,
       html: rendered.html,
       body: view.body,
+      // The page file is over 2 MB: html and body come from its first 2 MB, and this says so.
+      truncation: truncationOf(view),
       backlinks,
       outgoing: view.page_links_out.map((target) => ({ slug: target, exists: linked.has(target) })),
       files: view.file_refs,

@@ -1,6 +1,6 @@
 import type { Hono } from "hono";
 import { join, relative } from "node:path";
-import { isDirectory } from "../../core/fs.js";
+import { isDirectoryWithin } from "../../core/fs.js";
 import type { SearchHit } from "../../index/views/search.js";
 import { normalizeRefPath } from "../../wiki/file-refs.js";
 import { plainText } from "../../wiki/plain-text.js";
@@ -31,8 +31,8 @@ export function searchRoutes(app: Hono<ViewerEnv>, deps: ViewerDeps): void {
     const wiki = await selectedWiki(c, deps);
     const { index } = wiki.live;
     const normalized = normalizeRefPath(path)!;
-    // The same test search --mentions applies: a folder is one that exists (or is written with a slash).
-    const directory = normalized.isDir || isDirectory(join(wiki.repository.rootPath, normalized.shape));
+    // The same test search --mentions applies: a folder is one that exists inside the repository (or is written with a slash).
+    const directory = normalized.isDir || isDirectoryWithin(join(wiki.repository.rootPath, normalized.shape), wiki.repository.rootPath);
     const { hits, total } = await index.search({ mentions: path, limit });
     return c.json({
       wiki: wiki.repository.name,

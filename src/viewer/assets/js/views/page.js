@@ -25,6 +25,7 @@ export async function render({ route, main, signal }) {
         el("h1", { text: title, testid: "page-title" }),
         page.summary ? el("p", { class: "deck", text: page.summary }) : null,
         facts(wiki, page),
+        page.truncation ? el("div", { class: "callout callout-info", testid: "page-truncated" }, el("p", { text: `Only part of this page is shown: ${page.truncation}.` })) : null,
       ),
       el("div", { class: "page-layout" }, body, sidePanel(wiki, page, sources)),
     ),
