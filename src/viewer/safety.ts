@@ -36,13 +36,13 @@ export function hostWithPort(host: string, port: number): string {
 }
 
 /**
- * The Host headers a request may carry: the loopback names, plus the bound address for
- * another host (every local address for a wildcard bind). Any other name is a page that
- * resolved its own domain to us (DNS rebinding), and is refused.
+ * The Host headers a request may carry: the loopback names and the bound address (also a
+ * loopback one such as 127.0.0.2, which the printed URL names), plus every local address
+ * for a wildcard bind. Any other name is a page that resolved its own domain to us (DNS
+ * rebinding), and is refused.
  */
 export function allowedHosts(bindHost: string, port: number): Set<string> {
-  const names = new Set(["127.0.0.1", "localhost", "::1"]);
-  if (!isLoopbackHost(bindHost)) names.add(unbracket(bindHost));
+  const names = new Set(["127.0.0.1", "localhost", "::1", unbracket(bindHost)]);
   if (isWildcardHost(bindHost)) {
     names.add(hostname());
     for (const addresses of Object.values(networkInterfaces())) {

@@ -104,6 +104,15 @@ describe("jobs cancel", () => {
     expect(outcome.record.status).toBe("cancelled");
   });
 
+  test("a running row without a recorded executor is refused, and nothing is signalled", async () => {
+    fresh();
+    const runId = runningRun();
+    l.db.prepare("UPDATE runs SET executor_pid = NULL WHERE run_id = ?").run(runId);
+    expect(await refusal(cancelRun(deps(), runId))).toBe(`execution_failed: run ${runId} is running but has no recorded executor; try again shortly`);
+    expect(processes.calls).toEqual([]);
+    expect(order).toEqual([]);
+  });
+
   test("a pid now held by another process is never signalled; the intent stays for the worker", async () => {
     fresh();
     const runId = runningRun({ alive: false });

@@ -27,6 +27,10 @@ export class FakeProcesses implements ProcessControl {
   readonly leftoverAnswers: StopResult[] = [];
   /** Runs during a stop, before it answers (the run finishing meanwhile, say). */
   duringStop: (() => void) | null = null;
+  /** Runs during a leftover sweep, before it answers. */
+  duringLeftovers: (() => void) | null = null;
+  /** While set, a stop waits for it before it answers (a stop still inside its grace period). */
+  stopGate: Promise<void> | null = null;
   private exitWaiters: (() => void)[] = [];
   /** Told when a pid dies, so a fake standby's exit follows a kill. */
   readonly onKill = new Map<number, () => void>();
@@ -56,6 +60,7 @@ export class FakeProcesses implements ProcessControl {
   async stopExecution(target: ExecutionTarget, graceMs: number): Promise<StopResult> {
     this.calls.push({ verb: "stop", target, graceMs });
     this.duringStop?.();
+    if (this.stopGate) await this.stopGate;
     const answer = this.stopAnswers.shift() ?? { confirmed: true, survivors: [] };
     if (answer.confirmed) this.kill(target.pid);
     return answer;
@@ -63,6 +68,7 @@ export class FakeProcesses implements ProcessControl {
 
   async killLeftovers(target: ExecutionTarget): Promise<StopResult> {
     this.calls.push({ verb: "leftovers", target });
+    this.duringLeftovers?.();
     return this.leftoverAnswers.shift() ?? { confirmed: true, survivors: [] };
   }
 
@@ -131,6 +137,8 @@ export class FakeSpawner implements Spawner {
   workers = 0;
   unreadable = new Set<number>();
   failNextSpawn: Error | null = null;
+  /** Runs at the start of every executor spawn. */
+  beforeSpawn: (() => void) | null = null;
   private nextPid = 2000;
 
   constructor(
@@ -144,6 +152,7 @@ export class FakeSpawner implements Spawner {
   }
 
   spawnExecutor(): StandbyExecutor {
+    this.beforeSpawn?.();
     if (this.failNextSpawn) {
       const error = this.failNextSpawn;
       this.failNextSpawn = null;

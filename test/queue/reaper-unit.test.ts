@@ -114,6 +114,15 @@ describe("reaping", () => {
     expect(hasEnvironment(runId)).toBe(false);
   });
 
+  test("a run someone else finished while its leftovers were swept keeps that outcome, and is neither counted nor logged", async () => {
+    fresh();
+    const runId = runningRun(3000, { alive: false });
+    processes.duringLeftovers = () => l.runs.finishRun(runId, 40_000, { status: "done", summary: "made it" }, "e-3000");
+    expect(await reap()).toBe(0);
+    expect(l.runs.requireRun(runId)).toMatchObject({ status: "done", summary: "made it", error: null });
+    expect(lines).toEqual([]);
+  });
+
   test("nothing running, nothing reaped", async () => {
     fresh();
     enqueue(l);

@@ -31,6 +31,14 @@ describe("worker lock", () => {
     expect(l.locks.heartbeat(a, 52_000)).toBe(false);
   });
 
+  test("a heartbeat exactly stale_after old is stale", () => {
+    l = ledger();
+    l.locks.acquireWorkerLock(a, 1_000, 30_000, () => true);
+    expect(l.locks.acquireWorkerLock(b, 30_999, 30_000, () => true)).toBe(false);
+    expect(l.locks.acquireWorkerLock(b, 31_000, 30_000, () => true)).toBe(true);
+    expect(l.locks.readWorkerLock()).toEqual({ ...b, acquiredAt: 31_000, heartbeatAt: 31_000 });
+  });
+
   test("idle handoff releases the lock when nothing is queued", () => {
     l = ledger();
     l.locks.acquireWorkerLock(a, 1_000, 30_000, () => true);

@@ -190,6 +190,10 @@ describe("finishing a cancellation", () => {
     expect(refusal(decideFinishCancellation(run("running"), 5_000, "exec-1"))).toBe("not_requested");
   });
 
+  test("a running row without a recorded executor belongs to no execution", () => {
+    expect(refusal(decideFinishCancellation(run("running", { cancelRequestedAt: 4_000, execution: null }), 5_000, "exec-1"))).toBe("other_execution");
+  });
+
   test("only a running run can finish its cancellation", () => {
     for (const status of ["queued", ...TERMINAL] as RunStatus[]) {
       expect(refusal(decideFinishCancellation(requested(status), 5_000, "exec-1"))).toBe("not_running");

@@ -93,6 +93,7 @@ describe("repository paths", () => {
     expect(repositoryPathParam("./src")).toBe("./src");
     expect(repositoryPathParam("a..b/c")).toBe("a..b/c");
     expect(repositoryPathParam("src\\app.ts")).toBe("src\\app.ts");
+    expect(repositoryPathParam("notes/a:b.md")).toBe("notes/a:b.md");
   });
 
   test("absent, blank, absolute, home-relative, drive-letter, climbing or root-only paths are refused", () => {

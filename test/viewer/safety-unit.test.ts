@@ -34,6 +34,11 @@ describe("hosts", () => {
     for (const host of ["127.0.0.1", "::1", "[::1]", "0.0.0.1", "", "localhost"]) expect(isWildcardHost(host), host).toBe(false);
   });
 
+  test("only an address wholly in brackets is unbracketed: a stray bracket is part of the name", () => {
+    for (const host of ["[::1", "::1]", "x::1]", "[::1x"]) expect(isLoopbackHost(host), host).toBe(false);
+    for (const host of ["[::1", "[::", "::]", "x::]", "[::x"]) expect(isWildcardHost(host), host).toBe(false);
+  });
+
   test("host:port puts an IPv6 address in brackets, once", () => {
     expect(hostWithPort("127.0.0.1", 80)).toBe("127.0.0.1:80");
     expect(hostWithPort("localhost", 5000)).toBe("localhost:5000");
@@ -46,6 +51,10 @@ describe("hosts", () => {
     expect([...allowedHosts("127.0.0.1", 5000)].sort()).toEqual([...loopback].sort());
     expect([...allowedHosts("localhost", 5000)].sort()).toEqual([...loopback].sort());
     expect([...allowedHosts("[::1]", 5000)].sort()).toEqual([...loopback].sort());
+  });
+
+  test("another loopback bind allows its own address too, the one its printed URL names", () => {
+    expect([...allowedHosts("127.0.0.2", 5000)].sort()).toEqual(["127.0.0.1:5000", "127.0.0.2:5000", "[::1]:5000", "localhost:5000"]);
   });
 
   test("another bind address is allowed besides them, lower-cased; a wildcard bind allows every local name and address", () => {
