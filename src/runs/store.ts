@@ -185,10 +185,6 @@ export class RunStore {
     return rows.map(toRecord);
   }
 
-  countRuns(): number {
-    return this.db.prepare("SELECT COUNT(*) FROM runs").pluck().get() as number;
-  }
-
   /** How many runs a filtered listing would show without its limit. */
   countMatchingRuns(filter: Omit<ListFilter, "limit">): number {
     const where: string[] = [];

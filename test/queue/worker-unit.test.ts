@@ -242,7 +242,7 @@ describe("supervision", () => {
     fresh();
     const run = enqueue(l);
     const { worker, processes, lines } = harness(claimsAndHangs, { config: { runTimeoutMs: 30 } });
-    processes.stopAnswers.push(unconfirmed(2000));
+    processes.stopAnswers.push(unconfirmed(2000, 2001));
     await worker.drain();
     expect(processes.calls.filter((c) => c.verb === "stop").map((c) => [c.target.pid, c.graceMs])).toEqual([
       [2000, 1_234],
@@ -254,7 +254,7 @@ describe("supervision", () => {
     // Each stop is announced; only the one that left a survivor says so.
     expect(lines.filter((line) => line.startsWith(`run ${run}:`))).toEqual([
       `run ${run}: exceeded runs.timeout (30ms); stopping executor 2000`,
-      `run ${run}: the timeout stopped it, but processes are still alive: 2000; trying again`,
+      `run ${run}: the timeout stopped it, but processes are still alive: 2000, 2001; trying again`,
       `run ${run}: exceeded runs.timeout (30ms); stopping executor 2000`,
     ]);
   });
