@@ -1,11 +1,12 @@
-import { rmSync } from "node:fs";
+import { readdirSync, rmSync } from "node:fs";
 import { dirname } from "node:path";
 import { ProductError } from "../core/errors.js";
 import { indexPath, type StatePaths } from "../core/paths.js";
-import { openDatabase, type Db } from "../core/sqlite.js";
+import { peekDatabase, storageProblem, type Db } from "../core/sqlite.js";
 import type { Repository } from "../repositories/model.js";
 import { almanacPathFor, isInitializedRoot } from "../repositories/identity.js";
-import { indexMigrations } from "./schema.js";
+import { IndexFile } from "./file.js";
+import { readRegistration, recordRegistration, type IndexRegistration } from "./meta.js";
 import { IndexWriter, type RefreshOutcome } from "./refresh.js";
 import { provenMiss } from "./miss.js";
 import type { PageParser } from "./parse-file.js";
@@ -19,6 +20,8 @@ import { wikiSummary, type SummaryLimits, type WikiSummary } from "./views/summa
 export interface IndexServiceDeps {
   paths: StatePaths;
   now: () => number;
+  /** The state database's id, recorded in each index beside its wiki; absent where there is none (tests). */
+  ledgerId?: () => string | null;
 }
 
 const loadParser = async (): Promise<PageParser> => (await import("./parse-file.js")).createPageParser();
@@ -34,18 +37,16 @@ export class IndexService {
     if (!isInitializedRoot(repository.rootPath)) {
       throw new ProductError("not_found", `Almanac root not found: ${almanacPath}`);
     }
-    const file = indexPath(this.deps.paths, repository.repositoryId);
-    const open = () => openDatabase(file, { migrations: indexMigrations, onNewerSchema: "recreate", busyTimeoutMs: 60_000 });
-    let db: Db;
-    try {
-      db = open();
-    } catch (error) {
-      // The index is derived from almanac/ and disposable: a damaged file is rebuilt, not reported.
-      if (!isDamagedDatabase(error)) throw error;
-      for (const suffix of ["", "-wal", "-shm"]) rmSync(file + suffix, { force: true });
-      db = open();
-    }
-    const index = new WikiIndex(db, repository, almanacPath, this.deps.now);
+    const file = new IndexFile(indexPath(this.deps.paths, repository.repositoryId));
+    const registration = (): IndexRegistration => ({
+      repositoryId: repository.repositoryId,
+      name: repository.name,
+      description: repository.description,
+      rootPath: repository.rootPath,
+      registeredAt: repository.registeredAt,
+      ledgerId: this.deps.ledgerId?.() ?? null,
+    });
+    const index = new WikiIndex({ file, repository, almanacPath, now: this.deps.now, registration });
     this.opened.add(index);
     return index;
   }
@@ -59,82 +60,145 @@ export class IndexService {
   remove(repositoryId: string): void {
     rmSync(dirname(indexPath(this.deps.paths, repositoryId)), { recursive: true, force: true });
   }
+
+  /** The repository ids that have an index folder under the state root's repos/. */
+  recordedIds(): string[] {
+    try {
+      return readdirSync(this.deps.paths.repos, { withFileTypes: true })
+        .filter((entry) => entry.isDirectory())
+        .map((entry) => entry.name);
+    } catch {
+      return [];
+    }
+  }
+
+  /** The wiki an index folder records it belongs to; null when its index is missing, unreadable or silent. */
+  recordedRegistration(repositoryId: string): IndexRegistration | null {
+    return peekDatabase(indexPath(this.deps.paths, repositoryId), readRegistration);
+  }
 }
 
-function isDamagedDatabase(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return code === "SQLITE_NOTADB" || code === "SQLITE_CORRUPT";
+interface WikiIndexParts {
+  file: IndexFile;
+  repository: Repository;
+  almanacPath: string;
+  now: () => number;
+  /** What the index records about its wiki (see meta.ts). */
+  registration: () => IndexRegistration;
 }
 
+/**
+ * One wiki's index, opened on first use. Every call runs through `guard`: the index is
+ * derived data, so when SQLite reports its file damaged (at open, in a refresh or in a
+ * query) it is built again from almanac/ into a new file and the call runs once more; a
+ * second failure, and any other storage failure, is one line naming the file. `reindex`
+ * (`refresh(true)`) always builds a new file rather than updating the old one.
+ */
 export class WikiIndex {
-  private readonly writer: IndexWriter;
+  readonly repository: Repository;
+  readonly almanacPath: string;
+  private connection: Db | null = null;
+  private writer: IndexWriter | null = null;
+  /** The file the connection reads (device and inode), to notice a rebuild by another process. */
+  private identity: string | null = null;
+  private connections = 0;
+  private closed = false;
   private lastRefresh: RefreshOutcome | null = null;
 
-  constructor(
-    readonly db: Db,
-    readonly repository: Repository,
-    readonly almanacPath: string,
-    now: () => number,
-  ) {
-    this.writer = new IndexWriter({ db, almanacPath, now, loadParser });
+  constructor(private readonly parts: WikiIndexParts) {
+    this.repository = parts.repository;
+    this.almanacPath = parts.almanacPath;
+  }
+
+  /** The open connection, for code already running inside `read` (organize). */
+  get db(): Db {
+    return this.current();
+  }
+
+  /** Runs a query of the index's tables (the viewer's and MCP's own views) under the guard. */
+  async read<T>(query: (db: Db) => T): Promise<T> {
+    return this.guard(() => query(this.current()));
   }
 
   async refresh(force = false): Promise<RefreshOutcome> {
-    this.lastRefresh = await this.writer.refresh(force);
-    return this.lastRefresh;
+    return this.guard(async () => (force ? this.rebuild() : (this.lastRefresh = await this.writerFor().refresh(false))));
   }
 
   private async fresh(): Promise<RefreshOutcome> {
-    return this.lastRefresh ?? (await this.refresh());
+    return this.lastRefresh ?? (this.lastRefresh = await this.writerFor().refresh(false));
   }
 
   async search(request: SearchRequest): Promise<SearchResult> {
-    await this.fresh();
-    return searchPages({ db: this.db, almanacPath: this.almanacPath, repositoryRoot: this.repository.rootPath }, request);
+    return this.guard(async () => {
+      await this.fresh();
+      return searchPages({ db: this.current(), almanacPath: this.almanacPath, repositoryRoot: this.repository.rootPath }, request);
+    });
   }
 
   async show(slug: string): Promise<PageView> {
-    // An unknown page is reported without a refresh when that provably changes nothing.
-    if (this.lastRefresh === null) {
-      const miss = provenMiss(this.db, this.almanacPath, slug);
-      if (miss) throw miss;
-    }
-    await this.fresh();
-    return showPage(this.db, this.almanacPath, slug);
+    return this.guard(async () => {
+      // An unknown page is reported without a refresh when that provably changes nothing.
+      if (this.lastRefresh === null) {
+        const miss = provenMiss(this.current(), this.almanacPath, slug);
+        if (miss) throw miss;
+      }
+      await this.fresh();
+      return showPage(this.current(), this.almanacPath, slug);
+    });
   }
 
   async topics(): Promise<TopicSummary[]> {
-    await this.fresh();
-    return listTopics(this.db);
+    return this.guard(async () => {
+      await this.fresh();
+      return listTopics(this.current());
+    });
   }
 
   async topic(slug: string, withDescendants: boolean): Promise<TopicDetail> {
-    await this.fresh();
-    return showTopic(this.db, slug, withDescendants);
+    return this.guard(async () => {
+      await this.fresh();
+      return showTopic(this.current(), slug, withDescendants);
+    });
   }
 
   async health(): Promise<HealthReport> {
-    await this.fresh();
-    return healthReport(this.db, this.repository.rootPath);
+    return this.guard(async () => {
+      await this.fresh();
+      return healthReport(this.current(), this.repository.rootPath);
+    });
   }
 
   /**
    * Content hashes of the pages as indexed now, without refreshing first: a run compares
    * the sets from before and after its agent, so a refresh by any other reader in between
-   * (a search, the viewer) cannot hide what the run changed.
+   * (a search, the viewer) cannot hide what the run changed. A rebuild in between keeps
+   * the hashes of unchanged pages.
    */
-  pageFingerprints(): Map<string, string> {
-    return pageFingerprints(this.db);
+  async pageFingerprints(): Promise<Map<string, string>> {
+    return this.guard(() => pageFingerprints(this.current()));
   }
 
   async summary(limits: Partial<SummaryLimits> = {}): Promise<WikiSummary> {
-    await this.fresh();
-    return wikiSummary(this.db, limits);
+    return this.guard(async () => {
+      await this.fresh();
+      return wikiSummary(this.current(), limits);
+    });
   }
 
   async issues(): Promise<ValidationIssue[]> {
-    const outcome = await this.fresh();
-    return collectIssues(this.db, outcome.scan, this.repository.rootPath);
+    return this.guard(async () => {
+      const outcome = await this.fresh();
+      return collectIssues(this.current(), outcome.scan, this.repository.rootPath);
+    });
+  }
+
+  /**
+   * Changes whenever what the index holds may have changed under this handle: a commit by
+   * another connection (SQLite's data_version) or a new connection (after a rebuild).
+   */
+  changeStamp(): string {
+    const version = this.current().pragma("data_version", { simple: true }) as number;
+    return `${this.connections}:${version}`;
   }
 
   /** Forget the cached refresh so the next read sees writes made through this handle. */
@@ -143,6 +207,106 @@ export class WikiIndex {
   }
 
   close(): void {
-    if (this.db.open) this.db.close();
+    this.closed = true;
+    this.closeConnection();
+  }
+
+  private async guard<T>(operation: () => T | Promise<T>): Promise<T> {
+    this.followReplacement();
+    try {
+      return await operation();
+    } catch (error) {
+      if (storageProblem(error) !== "damaged") throw this.failure(error, false);
+      try {
+        await this.rebuild(true);
+        return await operation();
+      } catch (again) {
+        throw this.failure(again, true);
+      }
+    }
+  }
+
+  /**
+   * A full build into a new file, which then replaces the current one (see IndexFile.build).
+   * The old file's write lock is held meanwhile, so processes that find the same damage
+   * wait for this build instead of making their own, and refreshes by others wait too.
+   * `unlessReplaced`: another process's build that replaced the file while we waited for
+   * its lock is taken instead (a rebuild for damage; `reindex` always builds).
+   */
+  private async rebuild(unlessReplaced = false): Promise<RefreshOutcome> {
+    const locked = this.lockCurrent();
+    const opened = this.identity;
+    if (unlessReplaced && locked && this.parts.file.identity() !== opened) {
+      this.closeConnection();
+      return (this.lastRefresh = await this.writerFor().refresh(false));
+    }
+    const { almanacPath, now } = this.parts;
+    const registration = this.parts.registration();
+    try {
+      const outcome = await this.parts.file.build(async (db) => {
+        recordRegistration(db, registration);
+        return new IndexWriter({ db, almanacPath, now, loadParser }).refresh(true);
+      });
+      this.closeConnection();
+      this.lastRefresh = outcome;
+      return outcome;
+    } finally {
+      if (this.connection?.inTransaction) this.connection.exec("ROLLBACK");
+    }
+  }
+
+  /** Takes the current file's write lock; false when the file is too damaged to take it. */
+  private lockCurrent(): boolean {
+    try {
+      this.current().exec("BEGIN IMMEDIATE");
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  private failure(error: unknown, rebuilt: boolean): unknown {
+    // A write that ran out of space leaves its frames in the log: give the space back.
+    if (storageProblem(error) === "full") this.releaseLog();
+    return this.parts.file.failure(error, rebuilt);
+  }
+
+  private releaseLog(): void {
+    try {
+      this.connection?.pragma("wal_checkpoint(TRUNCATE)");
+    } catch {
+      // The log holds commits the full disk cannot take in: the index is derived, so it goes.
+      this.closeConnection();
+      this.parts.file.discard();
+    }
+  }
+
+  /** Another process rebuilt the index (a new file at the path): read that one from now on. */
+  private followReplacement(): void {
+    if (this.connection && this.parts.file.identity() !== this.identity) this.closeConnection();
+  }
+
+  private current(): Db {
+    if (this.connection) return this.connection;
+    if (this.closed) throw new Error(`the index of ${this.repository.name} was closed`);
+    const db = this.parts.file.open();
+    this.connection = db;
+    this.identity = this.parts.file.identity();
+    this.connections++;
+    this.writer = new IndexWriter({ db, almanacPath: this.almanacPath, now: this.parts.now, loadParser });
+    recordRegistration(db, this.parts.registration());
+    return db;
+  }
+
+  private writerFor(): IndexWriter {
+    this.current();
+    return this.writer!;
+  }
+
+  private closeConnection(): void {
+    if (this.connection?.open) this.connection.close();
+    this.connection = null;
+    this.writer = null;
+    this.lastRefresh = null;
   }
 }

@@ -79,7 +79,7 @@ export class LifecycleRunner implements OperationRunner {
       const { index, issues } = await phase("indexing", () => this.baseline(record));
       const material = await this.prepare(record, spec, index, issues);
       const prompt = renderPrompt(record, spec, index.almanacPath, material);
-      const pagesBefore = index.pageFingerprints();
+      const pagesBefore = await index.pageFingerprints();
       const before = await phase("internal_error", () => takeSnapshot(record.repositoryRoot, this.deps.commands, this.deps.env));
       const agent = `${spec.harness}${version ? ` ${version}` : ""}`;
       await phase("internal_error", () => runs.appendEvent(record.runId, now(), "message", `starting ${agent} with model ${spec.model}`));
@@ -95,7 +95,7 @@ export class LifecycleRunner implements OperationRunner {
         );
       }
       await phase("indexing", () => index.refresh());
-      runs.recordPageChanges(record.runId, diffPages(pagesBefore, index.pageFingerprints()));
+      runs.recordPageChanges(record.runId, diffPages(pagesBefore, await index.pageFingerprints()));
       await phase("wiki_validation", async () => gate(issues, await index.issues()));
       runs.finishRun(record.runId, now(), { status: "done", summary: result.summary ?? `${spec.kind} completed` });
     } catch (error) {
