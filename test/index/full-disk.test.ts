@@ -97,6 +97,24 @@ describe.skipIf(!canMount)("a full disk (a tmpfs state root; needs root to mount
     expect(readdirSync(dirname(index))).toEqual(["index.db"]);
   });
 
+  test("a first build that runs out of space leaves no log that keeps the disk full, and the next read builds the index once space exists", () => {
+    const { box, root, state, index } = onSmallDisk();
+    const size = statSync(index).size;
+    rmSync(dirname(index), { recursive: true });
+    const filler = fillLeaving(state, Math.floor(size / 3));
+    const before = free(state);
+
+    expectOneLineAboutSpace(box.run(["search", "zebra42"], { cwd: root }), index);
+    const left = existsSync(dirname(index)) ? readdirSync(dirname(index)) : [];
+    for (const name of left) expect(statSync(join(dirname(index), name)).size, name).toBe(0);
+    expect(free(state)).toBeGreaterThanOrEqual(before);
+
+    rmSync(filler);
+    const read = box.run(["search", "zebra42"], { cwd: root });
+    expect([read.code, read.stderr]).toEqual([0, ""]);
+    expect(read.stdout).toContain("note-042");
+  });
+
   test("a refresh that runs out of space gives the log's space back, and the next read works once space exists", () => {
     const { box, root, state, index } = onSmallDisk();
     const filler = fillLeaving(state, Math.floor(statSync(index).size / 3));
