@@ -32,20 +32,27 @@ export class IndexService {
 
   constructor(private readonly deps: IndexServiceDeps) {}
 
-  open(repository: Repository): WikiIndex {
+  /**
+   * `fromRegistry: false` for a repository pieced together from elsewhere (a run's record):
+   * the index then keeps the registration it has instead of recording that one.
+   */
+  open(repository: Repository, options: { fromRegistry?: boolean } = {}): WikiIndex {
     const almanacPath = almanacPathFor(repository.rootPath);
     if (!isInitializedRoot(repository.rootPath)) {
       throw new ProductError("not_found", `Almanac root not found: ${almanacPath}`);
     }
     const file = new IndexFile(indexPath(this.deps.paths, repository.repositoryId));
-    const registration = (): IndexRegistration => ({
-      repositoryId: repository.repositoryId,
-      name: repository.name,
-      description: repository.description,
-      rootPath: repository.rootPath,
-      registeredAt: repository.registeredAt,
-      ledgerId: this.deps.ledgerId?.() ?? null,
-    });
+    const registration = (): IndexRegistration | null =>
+      options.fromRegistry === false
+        ? null
+        : {
+            repositoryId: repository.repositoryId,
+            name: repository.name,
+            description: repository.description,
+            rootPath: repository.rootPath,
+            registeredAt: repository.registeredAt,
+            ledgerId: this.deps.ledgerId?.() ?? null,
+          };
     const index = new WikiIndex({ file, repository, almanacPath, now: this.deps.now, registration });
     this.opened.add(index);
     return index;
@@ -83,8 +90,8 @@ interface WikiIndexParts {
   repository: Repository;
   almanacPath: string;
   now: () => number;
-  /** What the index records about its wiki (see meta.ts). */
-  registration: () => IndexRegistration;
+  /** What the index records about its wiki (see meta.ts); null: keep what it has. */
+  registration: () => IndexRegistration | null;
 }
 
 /**
@@ -241,10 +248,10 @@ export class WikiIndex {
       return (this.lastRefresh = await this.writerFor().refresh(false));
     }
     const { almanacPath, now } = this.parts;
-    const registration = this.parts.registration();
+    const registration = this.parts.registration() ?? this.storedRegistration();
     try {
       const outcome = await this.parts.file.build(async (db) => {
-        recordRegistration(db, registration);
+        if (registration) recordRegistration(db, registration);
         return new IndexWriter({ db, almanacPath, now, loadParser }).refresh(true);
       });
       this.closeConnection();
@@ -252,6 +259,15 @@ export class WikiIndex {
       return outcome;
     } finally {
       if (this.connection?.inTransaction) this.connection.exec("ROLLBACK");
+    }
+  }
+
+  /** The registration the current file holds, if it can still be read. */
+  private storedRegistration(): IndexRegistration | null {
+    try {
+      return readRegistration(this.current());
+    } catch {
+      return null;
     }
   }
 
@@ -294,7 +310,8 @@ export class WikiIndex {
     this.identity = this.parts.file.identity();
     this.connections++;
     this.writer = new IndexWriter({ db, almanacPath: this.almanacPath, now: this.parts.now, loadParser });
-    recordRegistration(db, this.parts.registration());
+    const registration = this.parts.registration();
+    if (registration) recordRegistration(db, registration);
     return db;
   }
 

@@ -129,13 +129,17 @@ export class LifecycleRunner implements OperationRunner {
   }
 
   private async baseline(record: RunRecord): Promise<{ index: WikiIndex; issues: ValidationIssue[] }> {
-    const index = this.deps.index.open({
-      repositoryId: record.repositoryId,
-      name: record.repositoryName,
-      description: "",
-      rootPath: record.repositoryRoot,
-      registeredAt: record.createdAt,
-    });
+    // Pieced together from the run's record: the index keeps the registration it recorded.
+    const index = this.deps.index.open(
+      {
+        repositoryId: record.repositoryId,
+        name: record.repositoryName,
+        description: "",
+        rootPath: record.repositoryRoot,
+        registeredAt: record.createdAt,
+      },
+      { fromRegistry: false },
+    );
     await index.refresh();
     return { index, issues: await index.issues() };
   }
