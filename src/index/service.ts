@@ -111,6 +111,7 @@ export class WikiIndex {
   private connections = 0;
   private closed = false;
   private lastRefresh: RefreshOutcome | null = null;
+  private rebuilding: Promise<RefreshOutcome> | null = null;
 
   constructor(private readonly parts: WikiIndexParts) {
     this.repository = parts.repository;
@@ -225,7 +226,8 @@ export class WikiIndex {
     } catch (error) {
       if (storageProblem(error) !== "damaged") throw this.failure(error, false);
       try {
-        await this.rebuild(true);
+        // Calls of one handle that meet the damage together (the viewer's requests) share one build.
+        await (this.rebuilding ??= this.rebuild(true).finally(() => (this.rebuilding = null)));
         return await operation();
       } catch (again) {
         throw this.failure(again, true);
@@ -249,16 +251,25 @@ export class WikiIndex {
     }
     const { almanacPath, now } = this.parts;
     const registration = this.parts.registration() ?? this.storedRegistration();
+    const before = this.indexedSlugs();
     try {
-      const outcome = await this.parts.file.build(async (db) => {
+      const built = await this.parts.file.build(async (db) => {
         if (registration) recordRegistration(db, registration);
         return new IndexWriter({ db, almanacPath, now, loadParser }).refresh(true);
       });
       this.closeConnection();
-      this.lastRefresh = outcome;
-      return outcome;
+      return (this.lastRefresh = before ? comparedWith(built, before) : built);
     } finally {
       if (this.connection?.inTransaction) this.connection.exec("ROLLBACK");
+    }
+  }
+
+  /** The pages the current file holds, if it can still be read. */
+  private indexedSlugs(): Set<string> | null {
+    try {
+      return new Set(this.current().prepare("SELECT slug FROM pages").pluck().all() as string[]);
+    } catch {
+      return null;
     }
   }
 
@@ -326,4 +337,21 @@ export class WikiIndex {
     this.writer = null;
     this.lastRefresh = null;
   }
+}
+
+/**
+ * A build into a new file finds every page new; told against the pages the old file held,
+ * it reports them as a forced refresh of that file would: updated, created and deleted.
+ */
+function comparedWith(built: RefreshOutcome, before: Set<string>): RefreshOutcome {
+  const pages = [...built.created, ...built.updated];
+  const after = new Set(pages);
+  const deleted = [...before].filter((slug) => !after.has(slug)).sort();
+  return {
+    ...built,
+    result: { ...built.result, removed: deleted.length },
+    created: pages.filter((slug) => !before.has(slug)).sort(),
+    updated: pages.filter((slug) => before.has(slug)).sort(),
+    deleted,
+  };
 }

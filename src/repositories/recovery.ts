@@ -52,6 +52,8 @@ export function recoverRegistrations(deps: RecoveryDeps): Recovery {
       if (!deps.store.findById(id)) deps.recorded.remove(id);
     } else lost.push(recorded);
   }
+  // By name, so the notice reads in order and a clash's suffix does not depend on the folder listing.
+  lost.sort((a, b) => a.name.localeCompare(b.name) || a.rootPath.localeCompare(b.rootPath));
   const restored = deps.store.restoreRegistrations(
     lost.map((recorded) => ({
       repositoryId: recorded.repositoryId,
