@@ -316,9 +316,17 @@ export class WikiIndex {
   private current(): Db {
     if (this.connection) return this.connection;
     if (this.closed) throw new Error(`the index of ${this.repository.name} was closed`);
-    const db = this.parts.file.open();
-    this.connection = db;
+    const before = this.parts.file.identity();
+    let db = this.parts.file.open();
     this.identity = this.parts.file.identity();
+    // Replaced while it was being opened (a rebuild elsewhere): which file the connection
+    // reads is then unknown, so open the one at the path now.
+    if (before !== null && before !== this.identity) {
+      db.close();
+      db = this.parts.file.open();
+      this.identity = this.parts.file.identity();
+    }
+    this.connection = db;
     this.connections++;
     this.writer = new IndexWriter({ db, almanacPath: this.almanacPath, now: this.parts.now, loadParser });
     const registration = this.parts.registration();
