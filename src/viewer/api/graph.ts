@@ -23,7 +23,7 @@ export function graphRoutes(app: Hono<ViewerEnv>, deps: ViewerDeps): void {
   const cache = new GenerationCache<string>();
   app.get("/api/graph", async (c) => {
     const wiki = await selectedWiki(c, deps);
-    const text = await cache.get(wiki, () => JSON.stringify({ wiki: wiki.repository.name, ...graphOf(wiki.live.index.db) }));
+    const text = await cache.get(wiki, async () => JSON.stringify({ wiki: wiki.repository.name, ...(await wiki.live.index.read(graphOf)) }));
     return c.body(text, 200, { "Content-Type": "application/json" });
   });
 }

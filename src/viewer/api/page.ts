@@ -18,7 +18,7 @@ export function pageRoutes(app: Hono<ViewerEnv>, deps: ViewerDeps): void {
     const wiki = await selectedWiki(c, deps);
     const { index } = wiki.live;
     const view = await index.show(slug);
-    const linked = pagesBySlug(index.db, [view.slug, ...view.page_links_in, ...view.page_links_out]);
+    const linked = await index.read((db) => pagesBySlug(db, [view.slug, ...view.page_links_in, ...view.page_links_out]));
     const summaries = (slugs: string[]) => slugs.flatMap((s) => (linked.has(s) ? [pageSummary(linked.get(s)!)] : []));
     const row = linked.get(view.slug)!;
     const { renderPageHtml } = await import("../../wiki/render-html.js");
