@@ -25,6 +25,7 @@ export interface OpenOptions {
  * processes opening a fresh file at once never interleave their DDL.
  */
 export function openDatabase(file: string, options: OpenOptions): Db {
+  requireDistinctVersions(options.migrations);
   mkdirSync(dirname(file), { recursive: true });
   const db = new Database(file, nativeBinding());
   configure(db, options.busyTimeoutMs ?? 10_000);
@@ -68,6 +69,19 @@ function configure(db: Db, busyTimeoutMs: number): void {
   retryWhileBusy(() => db.pragma("journal_mode = WAL"), busyTimeoutMs);
   db.pragma("synchronous = NORMAL");
   db.pragma("foreign_keys = ON");
+}
+
+/**
+ * Several domains add migrations to one database and share its one version counter; two
+ * with the same number would leave one of them never applied, so that is a build error.
+ */
+function requireDistinctVersions(migrations: readonly Migration[]): void {
+  const seen = new Map<number, string>();
+  for (const migration of migrations) {
+    const other = seen.get(migration.version);
+    if (other !== undefined) throw new Error(`migrations "${other}" and "${migration.name}" share version ${migration.version}`);
+    seen.set(migration.version, migration.name);
+  }
 }
 
 function migrate(db: Db, migrations: readonly Migration[]): void {

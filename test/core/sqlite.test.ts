@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
@@ -98,5 +98,31 @@ describe("storageProblem and storageFailure", () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe("migrations", () => {
+  test("two migrations with one version are refused before the file is touched", () => {
+    const dir = mkdtempSync(join(tmpdir(), "ca-sqlite-"));
+    try {
+      const file = join(dir, "state", "x.db");
+      const up = () => undefined;
+      expect(() => openDatabase(file, { migrations: [{ version: 1, name: "a", up }, { version: 2, name: "b", up }, { version: 2, name: "c", up }], onNewerSchema: "refuse" })).toThrow(
+        'migrations "b" and "c" share version 2',
+      );
+      expect(existsSync(join(dir, "state"))).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("the state database's domains number their migrations apart", async () => {
+    const [{ repositoryMigrations }, { runMigrations }, { syncMigrations }] = await Promise.all([
+      import("../../src/repositories/schema.js"),
+      import("../../src/runs/schema.js"),
+      import("../../src/sync/schema.js"),
+    ]);
+    const versions = [...repositoryMigrations, ...runMigrations, ...syncMigrations].map((m) => m.version);
+    expect(new Set(versions).size).toBe(versions.length);
   });
 });
