@@ -6,6 +6,7 @@ import { jobStep, type JobStep } from "./shapes.js";
  * Projects a run's events into transcript steps batch after batch, like a follower in the
  * CLI, and gives every step a key that stays the same when a later batch completes it:
  * a tool whose result arrives after its call was sent comes back under the call's key.
+ * The same memory keeps a failure reported again in a later batch from being sent twice.
  */
 export class StepFeed {
   private readonly memory = stepMemory();

@@ -19,7 +19,11 @@ function watched(b: Sandbox, args: string[], cwd: string, env: NodeJS.ProcessEnv
   const waiters: { stream: "stdout" | "stderr"; text: string; times: number; resolve: () => void }[] = [];
   const count = (stream: "stdout" | "stderr", text: string) => out[stream].split(text).length - 1;
   const check = () => {
-    for (const w of [...waiters]) if (count(w.stream, w.text) >= w.times) (waiters.splice(waiters.indexOf(w), 1), w.resolve());
+    for (const w of [...waiters]) {
+      if (count(w.stream, w.text) < w.times) continue;
+      waiters.splice(waiters.indexOf(w), 1);
+      w.resolve();
+    }
   };
   child.stdout.on("data", (d) => ((out.stdout += d), check()));
   child.stderr.on("data", (d) => ((out.stderr += d), check()));
