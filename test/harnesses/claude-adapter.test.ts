@@ -305,6 +305,13 @@ describe("Claude adapter against the fake CLI", () => {
     expect(withStreamIdleTimeout({}, undefined).CLAUDE_STREAM_IDLE_TIMEOUT_MS).toBeUndefined();
   });
 
+  test("Claude Code's own stream idle timeout, when it fires first, fails as a timeout with its message, once", async () => {
+    const { result, live } = await run(request({ idleTimeoutMs: 60_000, env: fakeEnv({ FAKE_CLAUDE_SCENARIO: "stream-idle-timeout" }) }));
+    expectWellFormed(result, live);
+    expect(result.failure).toMatchObject({ code: "timeout", message: "API Error: Stream idle timeout - no chunks received" });
+    expect(result.failure?.fix).toContain("CLAUDE_STREAM_IDLE_TIMEOUT_MS");
+  });
+
   test("output keeps the idle timeout from firing", async () => {
     const { result } = await run(request({ idleTimeoutMs: 5_000, env: fakeEnv({ FAKE_CLAUDE_DELAY_MS: "300" }) }));
     expect(result.status).toBe("succeeded");

@@ -307,6 +307,8 @@ describe("api_retry and failure classification", () => {
     [{ subtype: "error_max_budget_usd", is_error: true, errors: ["Budget exceeded"] }, "claude.max_budget_exceeded", "Budget exceeded"],
     [{ subtype: "error_during_execution", is_error: true, errors: ["a", "b"] }, "claude.error_during_execution", "a; b"],
     [{ subtype: "success", is_error: true, result: "API Error: 400 bad request" }, "claude.process_failed", "API Error: 400 bad request"],
+    // Claude Code's own stream idle timeout (2.1.332, after two five-minute stalls) is a timeout like ours.
+    [{ subtype: "success", is_error: true, result: "API Error: Stream idle timeout - no chunks received" }, "timeout", "API Error: Stream idle timeout - no chunks received"],
     [{ subtype: "success", is_error: true, result: "Invalid authentication credentials" }, "claude.not_authenticated", "Invalid authentication credentials"],
     [
       { subtype: "success", is_error: true, result: "Invalid API key · Fix external API key", api_error_status: 401 },

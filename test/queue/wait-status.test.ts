@@ -98,3 +98,16 @@ test("a silent agent whose CLI keeps printing retry notices fails the run once, 
     error: "harness claude failed: claude produced no output for 1.5 s (check that the model provider answers, or raise runs.idle_timeout)",
   });
 });
+
+test("a run that Claude Code's own stream idle timeout ends fails as a timeout, its error printed once", async () => {
+  box = sandbox();
+  const b = box;
+  const root = emptyRepo(b);
+  const result = await b.runAsync(["garden", "--using", "claude", "--wait", "--guidance", "fake-scenario: stream-idle-timeout"], { cwd: root });
+  expect(result.code).toBe(1);
+  // The agent's error, its done and the run's error all carry it; it is printed once.
+  expect(result.stdout.match(/Stream idle timeout/g)).toHaveLength(1);
+  expect(result.stdout).toMatch(/✕ Error\n {2}API Error: Stream idle timeout - no chunks received\n {2}fix: check that the model provider answers; .*\n· Failed\nstatus: failed\n$/);
+  const record = b.run(["jobs", "show", allRuns(b)[0]!.run_id, "--json"]).json<JobRecord>();
+  expect(record).toMatchObject({ status: "failed", failure_category: "timeout" });
+});
