@@ -84,6 +84,19 @@ describe("Claude stream parser on the recorded success run", () => {
   });
 });
 
+describe("Claude stream parser on the recorded run that Claude Code's own stream idle timeout ended", () => {
+  // Claude Code 2.1.332 against a local API that sent message_start and then nothing, with its
+  // non-streaming fallback off: ten silent minutes (two five-minute stalls), then these lines.
+  test("the synthetic error and the failed result are a timeout", () => {
+    const { events, result } = parseAll(fixture("error-stream-idle-timeout.jsonl"));
+    expect(events.map((event) => event.kind)).toEqual(["provider_session", "error"]);
+    expect(events[1]).toMatchObject({ message: "API Error: Stream idle timeout - no chunks received", failure: { code: "timeout" } });
+    expectReadable(events);
+    expect(result).toMatchObject({ subtype: "success", is_error: true, api_error: "stream_idle_timeout", duration_ms: 600244 });
+    expect(classifyClaudeResult(result!)).toMatchObject({ code: "timeout", message: "API Error: Stream idle timeout - no chunks received" });
+  });
+});
+
 describe("Claude stream parser on the recorded not-logged-in run", () => {
   test("turns the synthetic assistant line into an error with a login fix and captures the failed result", () => {
     const { events, sessionId, result } = parseAll(fixture("error-not-logged-in.jsonl"));

@@ -69,20 +69,27 @@ function batchings(events: RunEvent[]): RunEvent[][][] {
 }
 
 describe("each failure is shown once", () => {
-  const events = recordedFailure("error-not-logged-in.jsonl");
+  const recorded = [
+    ["error-not-logged-in.jsonl", "Not logged in · Please run /login", "run `claude auth login` or set ANTHROPIC_API_KEY"],
+    ["error-stream-idle-timeout.jsonl", "API Error: Stream idle timeout - no chunks received", expect.stringContaining("CLAUDE_STREAM_IDLE_TIMEOUT_MS")],
+  ] as const;
 
-  test("the recorded not-logged-in stream reports the failure three times", () => {
-    const texts = events.filter((e) => e.kind === "error" || (e.payload as { failure?: unknown } | null)?.failure).map((e) => e.message);
-    expect(texts).toHaveLength(3);
-  });
+  for (const [fixtureName, message, fix] of recorded) {
+    const events = recordedFailure(fixtureName);
 
-  for (const [name, batches] of [["in one batch", batchings(events)[0]!], ["one event per batch", batchings(events)[1]!]] as const) {
-    test(`the agent's error, its done and the run's error are one step (${name}), with the fix`, () => {
-      const memory = stepMemory();
-      const errors = batches.flatMap((batch) => projectSteps(batch, memory)).filter((step) => step.kind === "error");
-      expect(errors).toHaveLength(1);
-      expect(errors[0]).toMatchObject({ body: "Not logged in · Please run /login", detail: "run `claude auth login` or set ANTHROPIC_API_KEY" });
+    test(`the recorded ${fixtureName} stream reports its failure three times`, () => {
+      const texts = events.filter((e) => e.kind === "error" || (e.payload as { failure?: unknown } | null)?.failure).map((e) => e.message);
+      expect(texts).toHaveLength(3);
     });
+
+    for (const [name, batches] of [["in one batch", batchings(events)[0]!], ["one event per batch", batchings(events)[1]!]] as const) {
+      test(`${fixtureName}: the agent's error, its done and the run's error are one step (${name}), with the fix`, () => {
+        const memory = stepMemory();
+        const errors = batches.flatMap((batch) => projectSteps(batch, memory)).filter((step) => step.kind === "error");
+        expect(errors).toHaveLength(1);
+        expect(errors[0]).toMatchObject({ body: message, detail: fix });
+      });
+    }
   }
 
   test("a crash reported by done and by the run, in separate polls, is one step", () => {
