@@ -280,6 +280,11 @@ export class RunStore {
     return this.db.prepare("SELECT COUNT(*) FROM runs WHERE status = 'queued' AND seq < ?").pluck().get(seq) as number;
   }
 
+  /** Runs that will run before this one: queued before it, or running (the queue is first in, first out). */
+  unfinishedRunsAhead(seq: number): number {
+    return this.db.prepare("SELECT COUNT(*) FROM runs WHERE status IN ('queued', 'running') AND seq < ?").pluck().get(seq) as number;
+  }
+
   listEvents(runId: string, afterSeq = 0, limit = -1): RunEvent[] {
     const rows = this.db
       .prepare(

@@ -11,6 +11,7 @@ import {
   claudeTranscriptPath,
   createClaudeAdapter,
   encodeClaudeProjectFolder,
+  withStreamIdleTimeout,
 } from "../../src/harnesses/claude/adapter.js";
 import type { HarnessEvent } from "../../src/harnesses/events.js";
 import type { HarnessRunRequest } from "../../src/harnesses/types.js";
@@ -277,6 +278,38 @@ describe("Claude adapter against the fake CLI", () => {
       fix: "check that the model provider answers, or raise runs.idle_timeout",
     });
     expect(isAlive(Number(readFileSync(started, "utf8")))).toBe(false);
+  });
+
+  test("retry notices of a CLI still waiting for the model do not hold off the idle timeout", async () => {
+    const started = join(dir, "started");
+    const { result, live } = await run(
+      request({ timeoutMs: 600_000, idleTimeoutMs: 400, env: fakeEnv({ FAKE_CLAUDE_SCENARIO: "silent-retry", FAKE_CLAUDE_STARTED_FILE: started }) }),
+    );
+    expectWellFormed(result, live);
+    expect(result.failure).toMatchObject({ code: "timeout", message: "claude produced no output for 400 ms" });
+    // The notices came (every 100 ms) and were recorded, but none counted as output.
+    expect(live.filter((event) => event.kind === "warning").length).toBeGreaterThan(1);
+    expect(isAlive(Number(readFileSync(started, "utf8")))).toBe(false);
+  });
+
+  test("Claude Code's own stream idle timeout is moved a minute past ours, unless the user set it", async () => {
+    const envFile = join(dir, "agent-env.json");
+    const agentEnv = async (idleTimeoutMs: number, extra: Record<string, string> = {}) => {
+      await run(request({ idleTimeoutMs, env: fakeEnv({ FAKE_CLAUDE_ENV_FILE: envFile, ...extra }) }));
+      return (JSON.parse(readFileSync(envFile, "utf8")) as NodeJS.ProcessEnv).CLAUDE_STREAM_IDLE_TIMEOUT_MS;
+    };
+    expect(await agentEnv(300_000)).toBe("360000");
+    expect(await agentEnv(300_000, { CLAUDE_STREAM_IDLE_TIMEOUT_MS: "900000" })).toBe("900000");
+    // Past its own limit of 30 minutes, Claude Code would not take more.
+    expect(withStreamIdleTimeout({}, 45 * 60_000).CLAUDE_STREAM_IDLE_TIMEOUT_MS).toBe("1800000");
+    expect(withStreamIdleTimeout({}, undefined).CLAUDE_STREAM_IDLE_TIMEOUT_MS).toBeUndefined();
+  });
+
+  test("Claude Code's own stream idle timeout, when it fires first, fails as a timeout with its message, once", async () => {
+    const { result, live } = await run(request({ idleTimeoutMs: 60_000, env: fakeEnv({ FAKE_CLAUDE_SCENARIO: "stream-idle-timeout" }) }));
+    expectWellFormed(result, live);
+    expect(result.failure).toMatchObject({ code: "timeout", message: "API Error: Stream idle timeout - no chunks received" });
+    expect(result.failure?.fix).toContain("CLAUDE_STREAM_IDLE_TIMEOUT_MS");
   });
 
   test("output keeps the idle timeout from firing", async () => {

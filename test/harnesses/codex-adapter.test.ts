@@ -193,6 +193,16 @@ describe("Codex failure classes", () => {
     expect(result.failure).toMatchObject({ code: "timeout", message: "codex produced no output for 400 ms" });
   });
 
+  test("Reconnecting notices of a codex still waiting for the model do not hold off the idle timeout", async () => {
+    const started = join(dir, "started");
+    const { result } = await run(
+      request({ timeoutMs: 600_000, idleTimeoutMs: 400, env: fakeEnv({ FAKE_CODEX_SCENARIO: "silent-reconnect", FAKE_CODEX_STARTED_FILE: started }) }),
+    );
+    strays.push(Number(await waitForFile(started)));
+    expect(result.failure).toMatchObject({ code: "timeout", message: "codex produced no output for 400 ms" });
+    expect(result.events.filter((event) => event.message.startsWith("Codex: Reconnecting...")).length).toBeGreaterThan(1);
+  });
+
   test("aborting cancels the run", async () => {
     const started = join(dir, "started");
     const abort = new AbortController();

@@ -253,6 +253,21 @@ describe.skipIf(probe.skip !== null)(suiteName, () => {
     expect(await settledProcesses(box)).toEqual([]);
   });
 
+  test("a model that never answers is stopped once, at runs.idle_timeout, printed once, with no process left behind", { timeout: 60_000 }, async () => {
+    requireClaude();
+    standIn = await startAnthropicStandIn({ script: [{ type: "hang" }] });
+    box = claudeSandbox(standIn).box;
+    const root = repoWithNotes(box);
+    box.env.CODEALMANAC_TEST_RUN_LIMITS = JSON.stringify({ runIdleTimeoutMs: 3_000 });
+    const result = await box.runAsync(["ingest", "notes.md", "--using", "claude", "--wait"], { cwd: root });
+    expect(result.code).toBe(1);
+    expect(result.stdout.match(/produced no output/g)).toHaveLength(1);
+    expect(result.stdout).toContain("✕ Error\n  claude produced no output for 3 s\n  fix: check that the model provider answers, or raise runs.idle_timeout\n");
+    const runId = /^queued ingest (\S+) /.exec(result.stderr)![1]!;
+    expect(box.run(["jobs", "show", runId, "--json"]).json<JobRecord>()).toMatchObject({ status: "failed", failure_category: "timeout" });
+    expect(await settledProcesses(box)).toEqual([]);
+  });
+
   test("with claude missing from PATH, the run is refused when queued, with the install line", () => {
     requireClaude();
     box = realSandbox({});

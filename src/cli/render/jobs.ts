@@ -174,6 +174,8 @@ export function renderSteps(ctx: CliContext, steps: RunStep[]): string {
       if (step.body && step.body.toLowerCase() !== step.title.toLowerCase()) {
         for (const l of step.body.split("\n")) out.push(`  ${step.kind === "error" ? s.red(l) : l}`);
       }
+      // An error's detail is its fix, shown once with the failure (runs/steps.ts).
+      if (step.kind === "error" && step.detail) out.push(`  fix: ${step.detail}`);
     }
   }
   return out.length > 0 ? out.join("\n") + "\n" : "";
