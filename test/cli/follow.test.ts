@@ -38,6 +38,7 @@ function record(overrides: Partial<RunRecord> = {}): RunRecord {
     harness: null,
     pageChanges: null,
     changes: null,
+    wikiCommit: null,
     logPath: "/state/logs/run.log",
     retryOf: null,
     claimSeq: null,
