@@ -8,6 +8,8 @@ import { almanacPathFor, containedAlmanacPath, isInitializedRoot } from "../repo
 import { IndexFile } from "./file.js";
 import { readRegistration, recordRegistration, REGISTRATION_KEY, type IndexRegistration } from "./meta.js";
 import { IndexWriter, type RefreshOutcome } from "./refresh.js";
+
+export type { RefreshOutcome, RefreshResult } from "./refresh.js";
 import { provenMiss } from "./miss.js";
 import type { PageParser } from "./parse-file.js";
 import { searchPages, type SearchRequest, type SearchResult } from "./views/search.js";

@@ -5,7 +5,7 @@ import type { CommandRunner } from "../core/command.js";
 import { oneLine, ProductError } from "../core/errors.js";
 import type { FailureCategory, RunRecord } from "../runs/model.js";
 import type { RunSpec } from "../runs/spec.js";
-import type { RunStore } from "../runs/store.js";
+import type { RunRecorder } from "../runs/access.js";
 import type { OperationRunner } from "../queue/executor.js";
 import { HARNESS_KINDS, isHarnessKind, type HarnessKind } from "../harnesses/catalog.js";
 import type { HarnessAdapter, HarnessRunResult } from "../harnesses/types.js";
@@ -35,7 +35,7 @@ export interface RunMaterials {
 }
 
 export interface LifecycleDeps {
-  runs: RunStore;
+  runs: RunRecorder;
   index: IndexService;
   harness: (kind: HarnessKind) => Promise<HarnessAdapter>;
   materials: RunMaterials;
