@@ -219,7 +219,7 @@ describe("config set and unset", () => {
     const first = ca(["config", "set", "runs.timeout", "45m"], { CODEALMANAC_TEST_HOOKS: JSON.stringify({ configBeforeWrite: hook }) });
     expectOk(first);
     expect(existsSync(atLock)).toBe(true);
-    await waitFor(() => existsSync(done) && readFileSync(done, "utf8").trim() !== "", 20_000, "the second set to end");
+    await waitFor(() => existsSync(done) && readFileSync(done, "utf8").trim() !== "", "the second set to end");
     expect(readFileSync(done, "utf8").trim()).toBe("0");
     const text = readFileSync(file, "utf8");
     expect(text).toMatch(/^timeout = "45m"$/m);

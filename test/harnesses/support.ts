@@ -3,6 +3,7 @@ import { expect } from "vitest";
 import type { HarnessEvent } from "../../src/harnesses/events.js";
 import { HarnessEventSchema } from "../../src/harnesses/events-schema.js";
 import type { HarnessRunResult } from "../../src/harnesses/types.js";
+import { waitFor } from "../support/wait.js";
 
 export function isAlive(pid: number): boolean {
   try {
@@ -24,14 +25,9 @@ export function killAll(pids: number[]): void {
   }
 }
 
-/** Bounded wait for a file a fake writes; never a bare sleep. */
-export async function waitForFile(path: string, timeoutMs = 10_000): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (existsSync(path)) return readFileSync(path, "utf8");
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error(`timed out waiting for ${path}`);
+/** Waits for a file a fake writes (the event), never a bare sleep and never a deadline of its own. */
+export async function waitForFile(path: string): Promise<string> {
+  return waitFor(() => (existsSync(path) ? readFileSync(path, "utf8") : undefined), path);
 }
 
 /** The invariants every run result keeps, whatever happened: live events = result events, one `done`, last. */

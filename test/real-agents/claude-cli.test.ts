@@ -41,10 +41,11 @@ function requireClaude(): void {
 let box: Sandbox | undefined;
 let standIn: AnthropicStandIn | undefined;
 
-afterEach(async () => {
+afterEach(async (context) => {
   if (box) {
-    // Let the worker finish and exit before its state directory disappears.
-    await waitForIdle(box, 20_000).catch(() => undefined);
+    // Let the worker finish and exit before its state directory disappears (a failed
+    // test may have left a run that never ends: the cleanup kills it instead).
+    if (context.task.result?.state !== "fail") await waitForIdle(box);
     box.cleanup();
     box = undefined;
   }
