@@ -6,6 +6,9 @@ import { openDatabase, type Db } from "./core/sqlite.js";
 import { repositoryMigrations } from "./repositories/schema.js";
 import { RepositoryStore } from "./repositories/store.js";
 import { RepositoriesService } from "./repositories/service.js";
+import type { Recovery } from "./repositories/recovery.js";
+import { isProductError } from "./core/errors.js";
+import { stateDatabaseFailure } from "./setup/state-database.js";
 import { runMigrations } from "./runs/schema.js";
 import { RunStore } from "./runs/store.js";
 import { LockStore } from "./runs/lock-store.js";
@@ -51,6 +54,8 @@ export class App {
   readonly hooks: Hooks;
   readonly platform: NodeJS.Platform;
   private db?: Db;
+  private recovery?: Recovery;
+  private ledger?: string;
   // Created on first use; each command pays only for what it touches.
   private runStore?: RunStore;
   private lockStore?: LockStore;
@@ -76,13 +81,35 @@ export class App {
     requireQueueSupport(this.platform);
   }
 
+  /**
+   * The state database, opened on first use. A storage failure (not a database, disk I/O,
+   * a full disk) is one line naming the file and the fix. Once open, wikis whose index
+   * outlived their registration (the file was emptied or replaced) are registered again.
+   */
   get stateDb(): Db {
-    if (!this.db) trace("state database: opening");
-    this.db ??= openDatabase(this.paths.database, {
-      migrations: [...repositoryMigrations, ...runMigrations, ...syncMigrations],
-      onNewerSchema: "refuse",
-    });
+    if (this.db) return this.db;
+    trace("state database: opening");
+    try {
+      this.db = openDatabase(this.paths.database, {
+        migrations: [...repositoryMigrations, ...runMigrations, ...syncMigrations],
+        onNewerSchema: "refuse",
+      });
+      this.recovery = this.repositories.recoverLostRegistrations();
+    } catch (error) {
+      throw this.explainFailure(error);
+    }
     return this.db;
+  }
+
+  /** What the first open of the state database found missing from the registry and restored. */
+  get registryRecovery(): Recovery | undefined {
+    return this.recovery;
+  }
+
+  /** A storage failure of the state database as its one line; any other error as it is. */
+  explainFailure(error: unknown): unknown {
+    if (isProductError(error)) return error;
+    return stateDatabaseFailure(error, this.paths) ?? error;
   }
 
   get runs(): RunStore {
@@ -100,6 +127,8 @@ export class App {
       notice: this.options.notice,
       activeRunCount: (id) => this.runs.countActiveRuns(id),
       removeDerivedState: (id) => this.index.remove(id),
+      recorded: { ids: () => this.index.recordedIds(), registration: (id) => this.index.recordedRegistration(id) },
+      locations: { database: this.paths.database, repos: this.paths.repos },
     }));
   }
 
@@ -109,7 +138,12 @@ export class App {
   }
 
   get index(): IndexService {
-    return (this.indexService ??= new IndexService({ paths: this.paths, now: this.now }));
+    return (this.indexService ??= new IndexService({ paths: this.paths, now: this.now, ledgerId: () => this.ledgerId() }));
+  }
+
+  /** The state database's id, which each index records beside its wiki (see repositories/recovery.ts). */
+  private ledgerId(): string {
+    return (this.ledger ??= new RepositoryStore(this.stateDb).ledgerId());
   }
 
   async organize(): Promise<OrganizeService> {
@@ -379,6 +413,17 @@ export class App {
       settings: async () => configSettingsStore(this.paths.config, () => (this.loadedConfig = undefined)),
       config: () => this.config(),
       stateDb: () => this.stateDb,
+      registry: () => {
+        const listings = this.repositories.list();
+        // Opening the state database ran the recovery: report what it found.
+        const { restored, unknown } = this.recovery ?? { restored: [], unknown: [] };
+        return {
+          registered: listings.length,
+          restored: restored.map(({ repository }) => `${repository.name} (${repository.rootPath})`),
+          unknown,
+          reposPath: this.paths.repos,
+        };
+      },
       selectRepository: (cwd, wiki) => this.repositories.select(cwd, wiki),
       wikiIssues: (repository) => this.index.open(repository).issues(),
       queue: async () => {

@@ -10,6 +10,11 @@ export interface CliContext {
   invokedAs: string;
   out: Style;
   err: Style;
+  /**
+   * Whether stderr is a terminal, and its width: progress (the follower's status line) is
+   * drawn in place there. Colour (`err`) also depends on NO_COLOR; this does not.
+   */
+  errTerminal: { isTTY: boolean; columns(): number | undefined };
   write(text: string): void;
   writeErr(text: string): void;
   json(value: unknown): void;
@@ -25,6 +30,7 @@ export function createCliContext(argv: string[], env: NodeJS.ProcessEnv = proces
     invokedAs: script === "ca" ? "ca" : "codealmanac",
     out: createStyle(colorFor(process.stdout, env)),
     err: createStyle(colorFor(process.stderr, env)),
+    errTerminal: { isTTY: process.stderr.isTTY === true, columns: () => process.stderr.columns },
     write: (text) => void process.stdout.write(text),
     writeErr: (text) => void process.stderr.write(text),
     json: (value) => {

@@ -37,7 +37,8 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
     trace("command done");
     return ctx.exitCode;
   } catch (error) {
-    return handleError(ctx, program, error);
+    // A storage failure of the state database, wherever a command met it, reads as one line naming the file.
+    return handleError(ctx, program, app ? app.explainFailure(error) : error);
   } finally {
     app?.close();
   }

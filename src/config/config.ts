@@ -18,7 +18,11 @@ export interface Config {
 }
 
 export const DEFAULT_RUN_TIMEOUT_MS = 90 * 60 * 1000;
-export const DEFAULT_RUN_IDLE_TIMEOUT_MS = 15 * 60 * 1000;
+/**
+ * Five minutes: what a real model may take without a line of output (Claude Code's own
+ * stream idle timeout is five minutes too, and the Claude adapter moves it past ours).
+ */
+export const DEFAULT_RUN_IDLE_TIMEOUT_MS = 5 * 60 * 1000;
 
 /** Reads config.toml; a missing file means defaults. Only lifecycle and config commands load it. */
 export function loadConfig(path: string): Config {

@@ -22,7 +22,7 @@ export const KEY_HELP: Record<ConfigKey, string> = {
   "harness.default": "claude or codex (default: detected from the installed CLIs)",
   "harness.model": "a model of that harness (default: the harness's default model)",
   "runs.timeout": `${span("runs.timeout")}, such as 90m or 2h: the longest a run may take (default 90m)`,
-  "runs.idle_timeout": `${span("runs.idle_timeout")}: how long an agent may stay silent (default 15m)`,
+  "runs.idle_timeout": `${span("runs.idle_timeout")}: how long an agent may stay silent (default 5m)`,
   "automation.sync.enabled": "true or false: schedule `sync` (default true)",
   "automation.sync.every": `${span("automation.sync.every")} (default 5h)`,
   "automation.garden.enabled": "true or false: schedule `garden` (default true)",

@@ -55,3 +55,18 @@ export function oneLine(error: unknown): string {
   const name = error instanceof Error ? error.name || error.constructor?.name : undefined;
   return name || "unknown error";
 }
+
+/**
+ * A file the product keeps (a database under the state root) that cannot be read or
+ * written: what is wrong with which file, and what the user can do about it, kept apart
+ * so `doctor` can show them on two lines while every command prints them as one.
+ */
+export class StorageError extends ProductError {
+  constructor(
+    readonly problem: string,
+    readonly fix: string,
+  ) {
+    super("unavailable", `${problem}; ${fix}`);
+    this.name = "StorageError";
+  }
+}

@@ -2,7 +2,7 @@ import Database from "better-sqlite3";
 import { mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname } from "node:path";
-import { ProductError } from "./errors.js";
+import { ProductError, StorageError, oneLine } from "./errors.js";
 
 export type Db = Database.Database;
 
@@ -25,6 +25,7 @@ export interface OpenOptions {
  * processes opening a fresh file at once never interleave their DDL.
  */
 export function openDatabase(file: string, options: OpenOptions): Db {
+  requireDistinctVersions(options.migrations);
   mkdirSync(dirname(file), { recursive: true });
   const db = new Database(file, nativeBinding());
   configure(db, options.busyTimeoutMs ?? 10_000);
@@ -68,6 +69,19 @@ function configure(db: Db, busyTimeoutMs: number): void {
   retryWhileBusy(() => db.pragma("journal_mode = WAL"), busyTimeoutMs);
   db.pragma("synchronous = NORMAL");
   db.pragma("foreign_keys = ON");
+}
+
+/**
+ * Several domains add migrations to one database and share its one version counter; two
+ * with the same number would leave one of them never applied, so that is a build error.
+ */
+function requireDistinctVersions(migrations: readonly Migration[]): void {
+  const seen = new Map<number, string>();
+  for (const migration of migrations) {
+    const other = seen.get(migration.version);
+    if (other !== undefined) throw new Error(`migrations "${other}" and "${migration.name}" share version ${migration.version}`);
+    seen.set(migration.version, migration.name);
+  }
 }
 
 function migrate(db: Db, migrations: readonly Migration[]): void {
@@ -117,8 +131,87 @@ export function retryWhileBusy<T>(attempt: () => T, timeoutMs: number, now: () =
 }
 
 function isBusy(error: unknown): boolean {
+  return sqliteCode(error)?.startsWith("SQLITE_BUSY") ?? false;
+}
+
+/** SQLite's (extended) result code of an error thrown by better-sqlite3, if it is one. */
+function sqliteCode(error: unknown): string | null {
   const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === "string" && code.startsWith("SQLITE_BUSY");
+  return typeof code === "string" && code.startsWith("SQLITE_") ? code : null;
+}
+
+/**
+ * What is wrong with the file behind a failed SQLite call, when the failure is about the
+ * file and not the statement: `damaged` (corrupt pages, or not a database at all: a file
+ * garbled, zeroed or cut short), `full` (no space left to write it), `io` (the OS failed
+ * a read or write), `read_only`, `cannot_open` or `locked` (another process holds it past
+ * the busy timeout). Null for anything else, such as a constraint or a syntax error.
+ */
+export type StorageProblem = "damaged" | "full" | "io" | "read_only" | "cannot_open" | "locked";
+
+export function storageProblem(error: unknown): StorageProblem | null {
+  const code = sqliteCode(error);
+  if (code === null) return null;
+  if (code.startsWith("SQLITE_CORRUPT") || code === "SQLITE_NOTADB") return "damaged";
+  if (/database disk image is malformed/i.test(error instanceof Error ? error.message : "")) return "damaged";
+  if (code === "SQLITE_FULL") return "full";
+  if (code.startsWith("SQLITE_IOERR")) return "io";
+  if (code.startsWith("SQLITE_READONLY")) return "read_only";
+  if (code.startsWith("SQLITE_CANTOPEN")) return "cannot_open";
+  if (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED")) return "locked";
+  return null;
+}
+
+const PROBLEM_TEXT: Record<StorageProblem, (what: string) => string> = {
+  damaged: (what) => `${what} is damaged`,
+  full: (what) => `no space left to write ${what}`,
+  io: (what) => `${what} cannot be read or written`,
+  read_only: (what) => `${what} cannot be written`,
+  cannot_open: (what) => `${what} cannot be opened`,
+  locked: (what) => `${what} is locked by another process`,
+};
+
+const DEFAULT_FIX: Record<Exclude<StorageProblem, "damaged">, string> = {
+  full: "free some space on its disk and try again",
+  io: "check the disk that holds it (its free space, `dmesg`), then try again",
+  read_only: "make it and its folder writable for you",
+  cannot_open: "check that it is a file and that its folder exists and is writable for you",
+  locked: "try again once the other process is done",
+};
+
+/**
+ * A storage failure of one database file as one line: what is wrong with which file (with
+ * SQLite's own words) and the fix, which each caller knows best for a damaged file.
+ * Null when the error is not about the file.
+ */
+export function storageFailure(
+  error: unknown,
+  file: string,
+  what: string,
+  fixes: Partial<Record<StorageProblem, string>> & { damaged: string },
+): StorageError | null {
+  const problem = storageProblem(error);
+  if (problem === null) return null;
+  const fix = fixes[problem] ?? DEFAULT_FIX[problem as Exclude<StorageProblem, "damaged">];
+  return new StorageError(`${PROBLEM_TEXT[problem](`${what} ${file}`)} (${oneLine(error)})`, fix);
+}
+
+/**
+ * Reads from an existing database file without changing it: no journal mode switch and no
+ * migrations, so a file of another schema version is read as it is. Null when the file is
+ * missing or cannot be read as a database (or `read` throws).
+ */
+export function peekDatabase<T>(file: string, read: (db: Db) => T): T | null {
+  let db: Db | undefined;
+  try {
+    db = new Database(file, { ...nativeBinding(), fileMustExist: true });
+    db.pragma("busy_timeout = 2000");
+    return read(db);
+  } catch {
+    return null;
+  } finally {
+    db?.close();
+  }
 }
 
 let sleeper: Int32Array | undefined;

@@ -31,6 +31,12 @@ export interface AgentProcessRequest {
   timeoutMs?: number;
   /** Stop the agent when its stdout has been silent this long (a model that never answers). */
   idleTimeoutMs?: number;
+  /**
+   * Lines that do not count as output for the idle timeout: the CLI's own notices that it
+   * is still waiting for the model (Claude Code's `api_retry`), which would otherwise keep a
+   * model that never answers alive until the CLI gives up.
+   */
+  isWaitingNotice?: (line: string) => boolean;
   signal?: AbortSignal;
   /** After the adapter calls `finished()`, how long the process may take to exit on its own. */
   exitAfterFinishMs: number;
@@ -178,9 +184,9 @@ class ChildWatcher implements AgentProcessControl {
 
   private onStdout(chunk: string): void {
     if (this.settled) return;
-    this.armIdle();
     this.stdout.push(chunk);
     for (let line = this.stdout.next(); line !== null; line = this.settled ? null : this.stdout.next()) {
+      if (!this.request.isWaitingNotice?.(line)) this.armIdle();
       this.onLine(line, this);
     }
   }

@@ -27,8 +27,8 @@ export interface LiveIndexOptions {
  */
 export class LiveIndex {
   private changes = 0;
-  /** SQLite's count of commits by other connections, as of the last refresh. */
-  private dataVersion: number | null = null;
+  /** The index's change stamp (commits by other connections, new connections) as of the last refresh. */
+  private stamp: string | null = null;
   private inFlight: Promise<Freshness> | null = null;
   private readonly folders: FolderWatch | null;
 
@@ -73,9 +73,9 @@ export class LiveIndex {
       !outcome.scan.matchesSnapshot || outcome.created.length + outcome.updated.length + outcome.deleted.length > 0;
     // Another process (an agent run, a CLI read) may have brought the index up to date
     // first: then our scan matches its snapshot, but the rows did change under us.
-    const version = this.index.db.pragma("data_version", { simple: true }) as number;
-    const writtenElsewhere = this.dataVersion !== null && version !== this.dataVersion;
-    this.dataVersion = version;
+    const stamp = this.index.changeStamp();
+    const writtenElsewhere = this.stamp !== null && stamp !== this.stamp;
+    this.stamp = stamp;
     if (changed || writtenElsewhere) this.changes++;
     this.folders?.follow(outcome.scan.listings);
     return changed ? "refreshed" : "checked";

@@ -128,11 +128,13 @@ export class OrganizeService {
     const wanted = [...new Set(topics.map((t) => kebab(t)).filter((t) => t !== ""))];
     if (wanted.length === 0) throw invalid("topics must not be empty");
     await index.refresh();
-    const slug = resolveSlug(index.db, page);
-    const relPath = index.db.prepare("SELECT rel_path FROM pages WHERE slug = ?").pluck().get(slug) as string;
+    const { slug, relPath } = await index.read((db) => {
+      const slug = resolveSlug(db, page);
+      return { slug, relPath: db.prepare("SELECT rel_path FROM pages WHERE slug = ?").pluck().get(slug) as string };
+    });
     const path = join(index.almanacPath, relPath);
-    const result = index.db
-      .transaction((): TagChange => {
+    const result = await index.read((db) =>
+      db.transaction((): TagChange => {
         const text = readForRewrite(path, index.wikiRoot);
         const current = readTopicsForRewrite(text, path).map((t) => kebab(t));
         const changed = mode === "tag" ? wanted.filter((t) => !current.includes(t)) : wanted.filter((t) => current.includes(t));
@@ -142,8 +144,8 @@ export class OrganizeService {
           writeFileAtomic(path, rewritePageTopics(text, next, path));
         }
         return { slug, topics: wanted, changed, unchanged };
-      })
-      .immediate();
+      }).immediate(),
+    );
     index.invalidate();
     return result;
   }
@@ -153,8 +155,9 @@ export class OrganizeService {
     plan: (doc: TopicsDocument, pages: PagePlanner) => TopicChange,
   ): Promise<TopicChange> {
     const topicsPath = join(index.almanacPath, "topics.yaml");
-    const result = index.db
-      .transaction((): TopicChange => {
+    // A damaged index is rebuilt and the plan made again (nothing is written before the plan is complete).
+    const result = await index.read((db) =>
+      db.transaction((): TopicChange => {
         const original = readTopicsText(topicsPath, index.wikiRoot);
         const doc = TopicsDocument.parse(original, topicsPath);
         const pages = new PagePlanner(index);
@@ -165,8 +168,8 @@ export class OrganizeService {
         writes.push(...pages.writes);
         for (const write of writes) writeFileAtomic(write.path, write.content);
         return change;
-      })
-      .immediate();
+      }).immediate(),
+    );
     index.invalidate();
     await index.refresh();
     return result;

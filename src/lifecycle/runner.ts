@@ -5,7 +5,7 @@ import type { CommandRunner } from "../core/command.js";
 import { oneLine, ProductError } from "../core/errors.js";
 import type { FailureCategory, RunRecord } from "../runs/model.js";
 import type { RunSpec } from "../runs/spec.js";
-import type { RunStore } from "../runs/store.js";
+import type { RunRecorder } from "../runs/access.js";
 import type { OperationRunner } from "../queue/executor.js";
 import { HARNESS_KINDS, isHarnessKind, type HarnessKind } from "../harnesses/catalog.js";
 import type { HarnessAdapter, HarnessRunResult } from "../harnesses/types.js";
@@ -35,7 +35,7 @@ export interface RunMaterials {
 }
 
 export interface LifecycleDeps {
-  runs: RunStore;
+  runs: RunRecorder;
   index: IndexService;
   harness: (kind: HarnessKind) => Promise<HarnessAdapter>;
   materials: RunMaterials;
@@ -94,7 +94,7 @@ export class LifecycleRunner implements OperationRunner {
       const { index, issues } = await phase("indexing", () => this.baseline(record));
       const material = await this.prepare(record, spec, index, issues);
       const prompt = renderPrompt(record, spec, index.almanacPath, material);
-      const pagesBefore = index.pageFingerprints();
+      const pagesBefore = await index.pageFingerprints();
       const before = await phase("internal_error", () => takeSnapshot(record.repositoryRoot, this.deps.commands, this.deps.env));
       tools = await phase("internal_error", () => prepareAgentTools(join(this.deps.runDir(record.runId), "agent"), this.deps.cli));
       this.seedAgentIndex(record, index, tools);
@@ -113,7 +113,7 @@ export class LifecycleRunner implements OperationRunner {
         );
       }
       await phase("indexing", () => index.refresh());
-      runs.recordPageChanges(record.runId, diffPages(pagesBefore, index.pageFingerprints()));
+      runs.recordPageChanges(record.runId, diffPages(pagesBefore, await index.pageFingerprints()));
       await phase("wiki_validation", async () => gate(issues, await index.issues()));
       const summary = result.summary ?? `${spec.kind} completed`;
       // The seam before the commit: the evidence stamp, then the secret gate, go here, in
@@ -177,13 +177,17 @@ export class LifecycleRunner implements OperationRunner {
   }
 
   private async baseline(record: RunRecord): Promise<{ index: WikiIndex; issues: ValidationIssue[] }> {
-    const index = this.deps.index.open({
-      repositoryId: record.repositoryId,
-      name: record.repositoryName,
-      description: "",
-      rootPath: record.repositoryRoot,
-      registeredAt: record.createdAt,
-    });
+    // Pieced together from the run's record: the index keeps the registration it recorded.
+    const index = this.deps.index.open(
+      {
+        repositoryId: record.repositoryId,
+        name: record.repositoryName,
+        description: "",
+        rootPath: record.repositoryRoot,
+        registeredAt: record.createdAt,
+      },
+      { fromRegistry: false },
+    );
     await index.refresh();
     return { index, issues: await index.issues() };
   }

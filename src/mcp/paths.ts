@@ -1,5 +1,6 @@
 import { realpathOrNull } from "../core/fs.js";
-import { isAbsolute, posix, relative, sep } from "node:path";
+import { isAbsolute, relative, sep } from "node:path";
+import { walkRepositoryPath } from "../wiki/repository-path.js";
 import { expandHome } from "../core/paths.js";
 import { invalid } from "../core/errors.js";
 
@@ -11,13 +12,11 @@ import { invalid } from "../core/errors.js";
 export function repositoryPath(input: string, root: string): string {
   const text = expandHome(input.trim()).replace(/\\/g, "/");
   if (text === "") throw invalid("path must not be empty");
-  const rel = isAbsolute(text) ? insideRoot(text, root) : posix.normalize(text);
-  if (rel === null || rel === ".." || rel.startsWith("../")) {
-    throw invalid(`path is outside the repository ${root}: ${input.trim()}`);
-  }
-  const trimmed = rel.replace(/\/+$/, "");
-  if (trimmed === "" || trimmed === ".") throw invalid("path names the repository root; name a file or folder inside it");
-  return text.endsWith("/") ? `${trimmed}/` : trimmed;
+  const rel = isAbsolute(text) ? insideRoot(text, root) : text;
+  const walked = rel === null ? null : walkRepositoryPath(rel, { climb: "resolve" });
+  if (walked === null) throw invalid(`path is outside the repository ${root}: ${input.trim()}`);
+  if (walked.path === "") throw invalid("path names the repository root; name a file or folder inside it");
+  return walked.path;
 }
 
 /** The path relative to the root, or null when it lies outside (also after resolving symlinks). */

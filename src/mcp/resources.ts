@@ -55,7 +55,7 @@ export class PageResources {
     }
     const name = wiki.repository.name;
     if (from !== null && from.wiki !== name) throw new ProtocolError(PROTOCOL.invalidParams, `this cursor lists the wiki "${from.wiki}", not "${name}"; list again without it`);
-    const rows = this.rows(wiki.live);
+    const rows = await this.rows(wiki.live);
     const start = from === null ? 0 : firstAfter(rows, from.after);
     const page = rows.slice(start, start + RESOURCE_PAGE_SIZE);
     const more = start + page.length < rows.length;
@@ -83,10 +83,10 @@ export class PageResources {
     }
   }
 
-  private rows(live: LiveIndex): PageRow[] {
+  private async rows(live: LiveIndex): Promise<PageRow[]> {
     const known = this.cached;
     if (known && known.live === live && known.generation === live.generation) return known.rows;
-    const rows = pagesByPath(live.index.db);
+    const rows = await live.index.read(pagesByPath);
     this.cached = { live, generation: live.generation, rows };
     return rows;
   }

@@ -1,5 +1,6 @@
 import { relative } from "node:path";
 import * as z from "zod/mini";
+import { isoTime } from "../core/time.js";
 
 /** The scheme of page resources: `almanac://<wiki>/<slug>`. */
 export const URI_SCHEME = "almanac:";
@@ -10,7 +11,7 @@ export function pageUri(wiki: string, slug: string): string {
 
 /** Index timestamps are Unix seconds. */
 export function isoSeconds(seconds: number): string {
-  return new Date(seconds * 1000).toISOString();
+  return isoTime(seconds * 1000)!;
 }
 
 /** A page's file, relative to almanac/ and with forward slashes. */

@@ -32,10 +32,13 @@ export interface JobsDeps {
   settlePruned: (runs: readonly PrunedRun[]) => void;
 }
 
+/** One poll of a followed run: its record, the events new since the last poll (often none), and whether it ended. */
 export interface AttachUpdate {
   record: RunRecord;
   events: RunEvent[];
   terminal: boolean;
+  /** Queued: how many runs will run before it; 0 otherwise. */
+  ahead: number;
 }
 
 /** `jobs`: every read first reaps crashed runs and wakes a worker for stranded queued work. */
@@ -116,32 +119,29 @@ export class JobsService {
   }
 
   /**
-   * Follows a run: only events after the last one seen are read. When the run turns
-   * terminal before its terminal status event is visible, it waits one more interval.
-   * A run whose worker and executor are gone is recovered, so the follow always ends.
+   * Follows a run: only events after the last one seen are read, and every poll is
+   * yielded, with or without new events, so a follower can tell how long the run has been
+   * waiting. It ends with the poll that sees the run terminal. A run whose worker and
+   * executor are gone is recovered, so the follow always ends.
    */
   async *attach(runId: string, options: { intervalMs: number; repositoryId?: string; signal?: AbortSignal }): AsyncGenerator<AttachUpdate> {
     this.show(runId, options.repositoryId);
     const watch = this.abandonedWatch();
     let last = 0;
-    let settled = false;
-    let sawTerminalEvent = false;
     while (!options.signal?.aborted) {
       let record = this.deps.runs.requireRun(runId);
       if (await watch.check(record)) record = this.deps.runs.requireRun(runId);
+      // Read after the row: a terminal row's status event commits with it, so it is in
+      // this batch or an earlier one, and the follow can end here.
       const events = this.deps.runs.listEvents(runId, last);
       const terminal = isTerminal(record.status);
-      if (events.some((e) => e.kind === "status" && e.message === record.status)) sawTerminalEvent = true;
-      if (terminal && !sawTerminalEvent && !settled) {
-        settled = true;
-        await sleep(options.intervalMs, options.signal);
-        continue;
-      }
       if (events.length > 0) last = events[events.length - 1]!.seq;
-      if (events.length > 0 || terminal) yield { record, events, terminal };
+      const ahead = record.status === "queued" ? this.deps.runs.unfinishedRunsAhead(record.seq) : 0;
+      yield { record, events, terminal, ahead };
       if (terminal) return;
       await sleep(options.intervalMs, options.signal);
     }
   }
+
 }
 

@@ -13,6 +13,7 @@ import {
 } from "./identity.js";
 import { basename } from "node:path";
 import { Affiliator } from "./affiliation.js";
+import { recoverRegistrations, type Recovery, type RecordedWikis } from "./recovery.js";
 
 export interface RepositoryListing {
   repository: Repository;
@@ -28,6 +29,10 @@ export interface RepositoriesDeps {
   activeRunCount: (repositoryId: string) => number;
   /** Deletes derived state (the per-repository index). */
   removeDerivedState: (repositoryId: string) => void;
+  /** The wikis the state root holds derived state for, and what each recorded about itself. */
+  recorded: Omit<RecordedWikis, "remove">;
+  /** Where the registry and the derived state live, for the notice of a recovery. */
+  locations: { database: string; repos: string };
 }
 
 export const NO_REPOSITORY_MESSAGE =
@@ -104,6 +109,31 @@ export class RepositoriesService {
     this.deps.store.forgetRepository(repository.repositoryId);
     this.deps.removeDerivedState(repository.repositoryId);
     return repository;
+  }
+
+  /**
+   * Registers again the wikis whose derived state outlived their row (the state database
+   * was emptied, truncated or replaced), with one notice line naming them; see
+   * recovery.ts. Cheap when nothing is missing: one folder listing and one query.
+   */
+  recoverLostRegistrations(): Recovery {
+    const recovery = recoverRegistrations({
+      store: this.deps.store,
+      recorded: {
+        ids: () => this.deps.recorded.ids(),
+        registration: (id) => this.deps.recorded.registration(id),
+        remove: (id) => this.deps.removeDerivedState(id),
+      },
+    });
+    if (recovery.restored.length > 0) {
+      const { database, repos } = this.deps.locations;
+      const names = recovery.restored.map(({ repository }) => `${repository.name} (${repository.rootPath})`).join(", ");
+      const count = recovery.restored.length;
+      this.deps.notice(
+        `codealmanac: the state database ${database} did not list ${count === 1 ? "a wiki" : `${count} wikis`} that ${repos} still holds (it was emptied or replaced); registered again from ${count === 1 ? "its index" : "their indexes"}: ${names}`,
+      );
+    }
+    return recovery;
   }
 
   /** Matches session directories to registered repositories (root, subfolder, worktree, symlink). */

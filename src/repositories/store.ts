@@ -106,6 +106,29 @@ export class RepositoryStore {
       .immediate();
   }
 
+  /** The ids of every registered repository. */
+  registeredIds(): Set<string> {
+    return new Set(this.db.prepare("SELECT repository_id FROM repositories").pluck().all() as string[]);
+  }
+
+  /** This state database's own id, made when it was created (see schema.ts). */
+  ledgerId(): string {
+    return this.db.prepare("SELECT ledger_id FROM ledger LIMIT 1").pluck().get() as string;
+  }
+
+  /**
+   * Registers again, in one transaction, repositories this registry lost but their
+   * derived state recorded; an id registered in the meantime is left as it is. Names
+   * that are taken get the next free suffix, as automatic registrations do.
+   */
+  restoreRegistrations(requests: readonly RegistrationRequest[]): Registration[] {
+    return this.db
+      .transaction((): Registration[] =>
+        requests.filter((request) => !this.findById(request.repositoryId)).map((request) => this.registerRepository(request)),
+      )
+      .immediate();
+  }
+
   forgetRepository(repositoryId: string): boolean {
     return this.db.prepare("DELETE FROM repositories WHERE repository_id = ?").run(repositoryId).changes > 0;
   }

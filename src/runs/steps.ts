@@ -43,18 +43,39 @@ interface HarnessPayload {
 }
 
 /**
- * Projects events into steps. A follower that projects batch after batch passes the same
- * `tools` memory each time, so a result whose call came in an earlier batch still names
- * its tool and target.
+ * What a follower remembers from one batch of events to the next: tool calls by id (so a
+ * result whose call came earlier still names its tool and target), and the failures
+ * already shown (so a failure reported again later is not shown twice).
  */
-export function projectSteps(events: RunEvent[], tools: Map<string, RunStep> = new Map()): RunStep[] {
+export interface StepMemory {
+  tools: Map<string, RunStep>;
+  failures: string[];
+}
+
+export function stepMemory(): StepMemory {
+  return { tools: new Map(), failures: [] };
+}
+
+/** Projects events into steps. A follower that projects batch after batch passes the same memory each time. */
+export function projectSteps(events: RunEvent[], memory: StepMemory = stepMemory()): RunStep[] {
   const steps: RunStep[] = [];
   for (const event of events) {
     const at: At = { sequence: event.seq, timestamp: event.createdAt };
-    if (isHarness(event.payload)) projectHarnessEvent(steps, tools, event.payload, at);
-    else projectRunEvent(steps, event, at);
+    if (isHarness(event.payload)) projectHarnessEvent(steps, memory, event.payload, at);
+    else projectRunEvent(steps, memory, event, at);
   }
   return steps;
+}
+
+/**
+ * Whether the agent is at work after these events, given whether it was before: it is once
+ * it has reported anything, until its one terminal `done`. A follower says, while it
+ * waits, whether the run waits for its agent or for the run's own phases around it.
+ */
+export function agentAtWork(events: RunEvent[], before: boolean): boolean {
+  let atWork = before;
+  for (const event of events) if (isHarness(event.payload)) atWork = event.payload.kind !== "done";
+  return atWork;
 }
 
 /** Where a step sits in the run: the sequence and time of its (latest) event. */
@@ -64,15 +85,16 @@ interface At {
 }
 
 /** An event the run itself recorded (status, message, error, warning), not the agent. */
-function projectRunEvent(steps: RunStep[], event: RunEvent, at: At): void {
-  if (event.kind === "error") pushError(steps, { ...at, kind: "error", title: "Error", body: event.message, error: true });
+function projectRunEvent(steps: RunStep[], memory: StepMemory, event: RunEvent, at: At): void {
+  if (event.kind === "error") pushError(steps, memory, { ...at, kind: "error", title: "Error", body: event.message, error: true });
   else if (event.kind === "warning") steps.push({ ...at, kind: "warning", title: "Warning", body: event.message, error: false });
   else if (event.kind === "status") pushStatus(steps, { ...at, kind: "status", title: titleCase(event.message), body: event.message, error: false });
   else steps.push({ ...at, kind: "status", title: sentence(event.message), error: false });
 }
 
 /** An event the agent's harness reported, one projection per harness event kind. */
-function projectHarnessEvent(steps: RunStep[], tools: Map<string, RunStep>, h: HarnessPayload, at: At): void {
+function projectHarnessEvent(steps: RunStep[], memory: StepMemory, h: HarnessPayload, at: At): void {
+  const { tools } = memory;
   switch (h.kind) {
     case "text":
     case "text_delta":
@@ -86,16 +108,13 @@ function projectHarnessEvent(steps: RunStep[], tools: Map<string, RunStep>, h: H
     case "agent_wait_started":
     case "agent_completed":
       return projectAgent(steps, h.kind, h, at);
-    case "error": {
-      const step: RunStep = { ...at, kind: "error", title: "Error", body: h.failure?.message ?? h.message ?? "", error: true };
-      if (h.failure?.fix) step.detail = h.failure.fix;
-      return pushError(steps, step);
-    }
+    case "error":
+      return pushError(steps, memory, failureStep(at, h.failure?.message ?? h.message ?? "", h.failure?.fix));
     case "warning":
       steps.push({ ...at, kind: "warning", title: "Warning", body: h.message ?? "", error: false });
       return;
     case "done":
-      if (h.failure) pushError(steps, { ...at, kind: "error", title: "Error", body: h.failure.message ?? h.message ?? "", error: true });
+      if (h.failure) pushError(steps, memory, failureStep(at, h.failure.message ?? h.message ?? "", h.failure.fix));
       else steps.push({ ...at, kind: "status", title: "Done", body: h.message ?? "", error: false });
       return;
     case "provider_session":
@@ -181,21 +200,42 @@ function isHarness(payload: unknown): payload is HarnessPayload {
   return typeof payload === "object" && payload !== null && typeof (payload as HarnessPayload).kind === "string";
 }
 
+function failureStep(at: At, message: string, fix: string | undefined): RunStep {
+  const step: RunStep = { ...at, kind: "error", title: "Error", body: message, error: true };
+  if (fix) step.detail = fix;
+  return step;
+}
+
 /**
- * One failure is often reported three times (the agent's error, its final `done`, the
- * run's error with the fix); consecutive errors that repeat or extend each other merge.
+ * One failure is reported up to three times, often in different batches: the agent's
+ * error, its final `done`, and the run's error (`harness claude failed: <message> (<fix>)`).
+ * An error whose text contains, or is contained in, a failure already shown is that
+ * failure: it is shown once, where it was first reported, with the first fix given. In
+ * the same batch the step moves to the later event; from a later batch it is dropped.
  */
-function pushError(steps: RunStep[], step: RunStep): void {
-  const last = steps[steps.length - 1];
-  const body = step.body ?? "";
-  if (last?.kind === "error" && last.body !== undefined && body.includes(last.body)) {
-    last.body = body;
-    last.sequence = step.sequence;
-    last.timestamp = step.timestamp;
-    if (step.detail) last.detail = step.detail;
+function pushError(steps: RunStep[], memory: StepMemory, step: RunStep): void {
+  const text = failureText(step.body ?? "");
+  if (memory.failures.some((shown) => sameFailure(shown, text))) {
+    const earlier = steps.find((s) => s.kind === "error" && sameFailure(failureText(s.body ?? ""), text));
+    if (earlier) {
+      earlier.sequence = step.sequence;
+      earlier.timestamp = step.timestamp;
+      if (!earlier.detail && step.detail) earlier.detail = step.detail;
+    }
     return;
   }
+  if (text !== "") memory.failures.push(text);
   steps.push(step);
+}
+
+/** A failure's text as compared: case and runs of whitespace do not matter (the run's error is one line). */
+export function failureText(text: string): string {
+  return text.replace(/\s+/g, " ").trim().toLowerCase();
+}
+
+/** Whether two failure texts (from `failureText`) report the same failure. */
+export function sameFailure(a: string, b: string): boolean {
+  return a !== "" && b !== "" && (a.includes(b) || b.includes(a));
 }
 
 /** The agent's own `done` and the run's final status say the same thing: one "Done" is shown. */

@@ -16,6 +16,7 @@ import {
   type WikiCommit,
 } from "./model.js";
 import type { RunSpec, SpecParse } from "./spec.js";
+import type { ListFilter, RunFootprints, RunReads, RunRecorder } from "./access.js";
 import {
   decideCancelRequest,
   decideClaim,
@@ -30,6 +31,7 @@ import {
 } from "./transitions.js";
 
 export type { ClaimOutcome, Finish } from "./transitions.js";
+export type { ListFilter } from "./access.js";
 
 /** A finished run `pruneRuns` deletes. */
 export interface PrunedRun {
@@ -133,19 +135,16 @@ export interface EnqueueRequest {
 
 export type QueuedRun = { record: RunRecord; spec: RunSpec };
 
-export interface ListFilter {
-  repositoryId?: string;
-  statuses?: RunStatus[];
-  kinds?: RunKind[];
-  limit?: number;
-}
-
 /**
- * Owns `runs` and `run_events`. Every state change is one named BEGIN IMMEDIATE transaction;
- * which changes are allowed is decided by the pure functions of transitions.ts. The worker
- * lock is read through `LockStore`, which alone owns `worker_lock`.
+ * Owns `runs` and `run_events`. Every change of a run's state (enqueue, claim, finish,
+ * cancel, prune) is one named BEGIN IMMEDIATE transaction, and which changes are allowed is
+ * decided by the pure functions of transitions.ts. The `record…` verbs, which note what a
+ * running run did (its agent session, page changes, repository changes, wiki commit), are
+ * single UPDATEs of one row: atomic on their own, and never a transition. The worker lock
+ * is read through `LockStore`, which alone owns `worker_lock`. Other domains are handed the
+ * narrow views of access.ts, never the store.
  */
-export class RunStore {
+export class RunStore implements RunReads, RunFootprints, RunRecorder {
   private readonly locks: LockStore;
 
   constructor(readonly db: Db) {
@@ -274,6 +273,11 @@ export class RunStore {
   /** Queued runs committed before this one: how long the new run will wait. */
   runsAhead(seq: number): number {
     return this.db.prepare("SELECT COUNT(*) FROM runs WHERE status = 'queued' AND seq < ?").pluck().get(seq) as number;
+  }
+
+  /** Runs that will run before this one: queued before it, or running (the queue is first in, first out). */
+  unfinishedRunsAhead(seq: number): number {
+    return this.db.prepare("SELECT COUNT(*) FROM runs WHERE status IN ('queued', 'running') AND seq < ?").pluck().get(seq) as number;
   }
 
   listEvents(runId: string, afterSeq = 0, limit = -1): RunEvent[] {

@@ -6,7 +6,7 @@
 import { existsSync } from "node:fs";
 import { AUTOMATION_TASKS, type ScheduleStatus } from "../automation/model.js";
 import type { Config } from "../config/config.js";
-import { oneLine } from "../core/errors.js";
+import { StorageError, oneLine } from "../core/errors.js";
 import { PREFERRED_HARNESS, type HarnessKind } from "../harnesses/catalog.js";
 import { formatDuration } from "../config/duration.js";
 import { harnessChecks } from "./harness-checks.js";
@@ -24,6 +24,16 @@ export interface WikiDiagnosis {
   warnings: number;
 }
 
+/** The registry against the state root (after the recovery every first open of the state database runs). */
+export interface RegistryDiagnosis {
+  registered: number;
+  /** Wikis registered again just now, from what their index recorded: `name (root)`. */
+  restored: string[];
+  /** Index folders under repos/ whose index does not say which wiki it belongs to. */
+  unknown: string[];
+  reposPath: string;
+}
+
 export interface DoctorDeps {
   env: NodeJS.ProcessEnv;
   nodeVersion: string;
@@ -31,6 +41,7 @@ export interface DoctorDeps {
   configPath: string;
   sqliteModule(): void;
   stateDatabase(): StateDatabaseReport;
+  registry(): RegistryDiagnosis;
   config(): Promise<Config>;
   probeHarnesses(): Promise<HarnessProbe[]>;
   schedules(): Promise<ScheduleStatus[]>;
@@ -42,11 +53,13 @@ export async function runDoctor(deps: DoctorDeps): Promise<DoctorReport> {
   const checks: Check[] = [nodeCheck(deps.nodeVersion)];
   const sqlite = guard("sqlite.module", () => sqliteCheck(deps));
   checks.push(sqlite);
-  checks.push(
+  const database: Check =
     sqlite.status === "fail"
       ? { key: "state.database", status: "fail", message: `${deps.databasePath} cannot be opened without the SQLite module` }
-      : guard("state.database", () => databaseCheck(deps)),
-  );
+      : guard("state.database", () => databaseCheck(deps));
+  checks.push(database);
+  // Without a state database there is no registry to compare: its check already says why.
+  if (database.status !== "fail") checks.push(guard("state.registry", () => registryCheck(deps.registry())));
   const config = await settle(deps.config());
   checks.push(configCheck(deps, config));
   const probes = await deps.probeHarnesses();
@@ -84,7 +97,14 @@ function sqliteCheck(deps: DoctorDeps): Check {
 }
 
 function databaseCheck(deps: DoctorDeps): Check {
-  const { schemaVersion, integrity } = deps.stateDatabase();
+  let report: StateDatabaseReport;
+  try {
+    report = deps.stateDatabase();
+  } catch (error) {
+    if (error instanceof StorageError) return { key: "state.database", status: "fail", message: error.problem, fix: error.fix };
+    throw error;
+  }
+  const { schemaVersion, integrity } = report;
   if (integrity === "ok") {
     return { key: "state.database", status: "ok", message: `${deps.databasePath} (schema ${schemaVersion}, integrity ok)` };
   }
@@ -92,8 +112,24 @@ function databaseCheck(deps: DoctorDeps): Check {
     key: "state.database",
     status: "fail",
     message: `${deps.databasePath} fails SQLite's integrity check: ${integrity}`,
-    fix: "move the file aside and let codealmanac create a new one (the run history is lost; wikis are not)",
+    fix: "move the file aside and let codealmanac create a new one: the wikis are registered again from their indexes; the run history stays in the moved file",
   };
+}
+
+function registryCheck(registry: RegistryDiagnosis): Check {
+  const wikis = `${registry.registered} wiki${registry.registered === 1 ? "" : "s"} registered`;
+  if (registry.unknown.length > 0) {
+    const folders = registry.unknown.map((id) => `${registry.reposPath}/${id}`).join(", ");
+    return {
+      key: "state.registry",
+      status: "warn",
+      message: `${wikis}; ${folders} hold${registry.unknown.length === 1 ? "s" : ""} an index that does not say which wiki it belongs to`,
+      fix: "run any command inside that wiki's repository to register it again, or delete the folder (it is derived and rebuilt on use)",
+    };
+  }
+  const n = registry.restored.length;
+  const restored = n > 0 ? `; registered again from ${n === 1 ? "its index" : "their indexes"}: ${registry.restored.join(", ")}` : "";
+  return { key: "state.registry", status: "ok", message: `${wikis}${restored}` };
 }
 
 type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
@@ -165,6 +201,7 @@ async function wikiChecks(deps: DoctorDeps): Promise<Check[]> {
   try {
     wiki = await deps.wiki();
   } catch (error) {
+    if (error instanceof StorageError) return [{ key: "wiki", status: "fail", message: error.problem, fix: error.fix }];
     return [{ key: "wiki", status: "fail", message: oneLine(error), fix: "`ca list` shows the registered wikis" }];
   }
   if (!wiki) {

@@ -8,7 +8,7 @@ import { ProductError } from "../core/errors.js";
 import type { CancelOutcome } from "../queue/cancel.js";
 import type { ExecutionTarget, ProcessControl, ProcessIdentity } from "../queue/ports.js";
 import type { RunRecord } from "../runs/model.js";
-import type { ListFilter } from "../runs/store.js";
+import type { ListFilter } from "../runs/access.js";
 
 export interface QueueShutdownDeps {
   jobs: {

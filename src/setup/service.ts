@@ -13,7 +13,7 @@ import type { HarnessReadiness } from "../harnesses/types.js";
 import type { ValidationIssue } from "../index/views/validate.js";
 import type { McpClient, RegistrationAction, RegistrationReport } from "../mcp/install/model.js";
 import type { Repository } from "../repositories/model.js";
-import { runDoctor, type WikiDiagnosis } from "./doctor.js";
+import { runDoctor, type RegistryDiagnosis, type WikiDiagnosis } from "./doctor.js";
 import { probeHarnesses, type HarnessProbe } from "./harness-probe.js";
 import { runSetup } from "./install.js";
 import type { DoctorReport, SettingsStore, SetupReport, SetupRequest } from "./model.js";
@@ -41,6 +41,8 @@ export interface SetupServiceDeps {
   settings(): Promise<SettingsStore>;
   config(): Promise<Config>;
   stateDb(): Db;
+  /** The registry against the state root's index folders (doctor's state.registry). */
+  registry(): RegistryDiagnosis;
   selectRepository(cwd: string, wiki?: string): Repository;
   wikiIssues(repository: Repository): Promise<ValidationIssue[]>;
   queue(): Promise<QueueShutdownDeps>;
@@ -101,6 +103,7 @@ export class SetupService {
       configPath: deps.paths.config,
       sqliteModule: probeSqliteModule,
       stateDatabase: () => inspectStateDatabase(deps.stateDb()),
+      registry: () => deps.registry(),
       config: () => deps.config(),
       probeHarnesses: () => this.harnesses(),
       schedules: async () => (await deps.automation()).status(),

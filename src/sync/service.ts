@@ -4,7 +4,7 @@ import type { Repository } from "../repositories/model.js";
 import type { RepositoriesService } from "../repositories/service.js";
 import { isTerminal, type RunRecord, type RunStatus } from "../runs/model.js";
 import type { RunSpec } from "../runs/spec.js";
-import type { RunStore } from "../runs/store.js";
+import type { RunFootprints } from "../runs/access.js";
 import { oneLine } from "../core/errors.js";
 import { transcriptRangeAddress } from "../sources/model.js";
 import type { TranscriptApp, TranscriptListing } from "./discovery/index.js";
@@ -30,7 +30,7 @@ export interface TranscriptDiscovery {
 
 export interface SyncDeps {
   store: SyncStore;
-  runs: Pick<RunStore, "statusesOf" | "harnessFootprints">;
+  runs: RunFootprints;
   repositories: Pick<RepositoriesService, "byName" | "affiliator">;
   discovery: TranscriptDiscovery;
   now: () => number;

@@ -3,7 +3,7 @@ import type { CancelOutcome } from "../queue/cancel.js";
 import type { Repository } from "../repositories/model.js";
 import type { RepositoryListing } from "../repositories/service.js";
 import type { RunRecord } from "../runs/model.js";
-import type { RunStore } from "../runs/store.js";
+import type { RunReads } from "../runs/access.js";
 import type { AssetTable } from "./static.js";
 import type { StreamSlots } from "./stream-slots.js";
 
@@ -19,7 +19,8 @@ export interface ViewerDeps {
     byName(name: string): Repository;
   };
   indexes: LiveIndexes;
-  runs: RunStore;
+  /** The ledger, read only: the viewer changes runs only through `cancelRun`. */
+  runs: RunReads;
   /** The same cancellation as `jobs cancel`. */
   cancelRun(runId: string, repositoryId: string): Promise<CancelOutcome>;
   /** A follower's check, as `jobs attach` makes it: recovers a followed run nobody looks after; true when it did. */

@@ -1,5 +1,6 @@
 import * as z from "zod/mini";
 import { badRequest } from "./errors.js";
+import { walkRepositoryPath } from "../wiki/repository-path.js";
 
 /** Query and path parameters, checked where they enter; a bad one is a 422 naming it. */
 
@@ -45,15 +46,13 @@ export function choiceParam<T extends string>(values: string[], allowed: readonl
 }
 
 /**
- * A repository-relative file or folder path as pages cite it: never absolute, never
- * climbing out with `..`, never empty.
+ * A repository-relative file or folder path as pages cite it, normalized as file sources are
+ * (wiki/repository-path.ts): never absolute, never climbing out with `..`, never empty.
  */
 export function repositoryPathParam(value: string | undefined): string {
   const text = (value ?? "").trim();
-  const segments = text.replace(/\\/g, "/").split("/");
   const absolute = text.startsWith("/") || text.startsWith("\\") || /^[A-Za-z]:/.test(text) || text.startsWith("~");
-  if (text === "" || absolute || segments.includes("..") || segments.every((s) => s === "" || s === ".")) {
-    throw badRequest(`invalid path "${value ?? ""}": file path must be repo-relative`);
-  }
-  return text;
+  const walked = absolute ? null : walkRepositoryPath(text, { climb: "refuse" });
+  if (walked === null || walked.path === "") throw badRequest(`invalid path "${value ?? ""}": file path must be repo-relative`);
+  return walked.path;
 }

@@ -1,4 +1,6 @@
 import type { RunRecord } from "../runs/model.js";
+import { runSummaryJson, type RunSummaryJson } from "../runs/json.js";
+import { isoTime } from "../core/time.js";
 import type { RunStep } from "../runs/steps.js";
 import type { PageRow } from "../index/views/viewer.js";
 
@@ -14,30 +16,12 @@ export interface PageSummary {
   updated_at: string | null;
 }
 
-export interface JobRun {
-  run_id: string;
-  kind: string;
-  status: string;
-  title: string | null;
-  summary: string | null;
-  error: string | null;
-  failure_category: string | null;
-  created_at: string | null;
-  started_at: string | null;
-  finished_at: string | null;
-  updated_at: string | null;
-  page_changes: { created: string[]; updated: string[]; deleted: string[] } | null;
-  harness: { kind: string; session_id: string | null; transcript_path: string | null } | null;
-  warnings: number;
-}
+/** A run as the viewer shows it: the shared summary (runs/json.ts) plus its count of warnings. */
+export type JobRun = RunSummaryJson & { warnings: number };
 
 /** A transcript step; `key` names the card it belongs to, so a tool's late result replaces its card. */
 export type JobStep = Omit<RunStep, "timestamp"> & { key: string; timestamp: string | null };
 
-export function iso(ms: number | null | undefined): string | null {
-  if (ms === null || ms === undefined) return null;
-  return new Date(ms).toISOString().replace(".000Z", "Z");
-}
 
 export function pageSummary(row: PageRow): PageSummary {
   return {
@@ -47,31 +31,14 @@ export function pageSummary(row: PageRow): PageSummary {
     path: row.rel_path,
     topics: JSON.parse(row.topics_json) as string[],
     // The index keeps whole seconds.
-    updated_at: iso(row.updated_at * 1000),
+    updated_at: isoTime(row.updated_at * 1000),
   };
 }
 
 export function jobRun(record: RunRecord, warnings: number): JobRun {
-  return {
-    run_id: record.runId,
-    kind: record.kind,
-    status: record.status,
-    title: record.title,
-    summary: record.summary,
-    error: record.error,
-    failure_category: record.failureCategory,
-    created_at: iso(record.createdAt),
-    started_at: iso(record.startedAt),
-    finished_at: iso(record.finishedAt),
-    updated_at: iso(record.updatedAt),
-    page_changes: record.pageChanges,
-    harness: record.harness
-      ? { kind: record.harness.kind, session_id: record.harness.sessionId, transcript_path: record.harness.transcriptPath }
-      : null,
-    warnings,
-  };
+  return { ...runSummaryJson(record), warnings };
 }
 
 export function jobStep(step: RunStep, key: string): JobStep {
-  return { ...step, key, timestamp: iso(step.timestamp) };
+  return { ...step, key, timestamp: isoTime(step.timestamp) };
 }

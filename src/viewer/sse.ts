@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import { streamSSE, type SSEStreamingApi } from "hono/streaming";
-import { isTerminal, type RunEvent } from "../runs/model.js";
+import { isTerminal } from "../runs/model.js";
 import { jobRun } from "./shapes.js";
 import type { ViewerDeps } from "./deps.js";
 import type { ViewerEnv } from "./selection.js";
@@ -45,7 +45,6 @@ async function follow(stream: SSEStreamingApi, deps: ViewerDeps, runId: string, 
     if (after > 0) feed.project(deps.runs.listEvents(runId).filter((e) => e.seq <= after));
     let last = after;
     let lastRun = "";
-    let settled = false;
     let beat = Date.now();
     const watch = deps.followed();
     while (!stop.signal.aborted) {
@@ -65,13 +64,11 @@ async function follow(stream: SSEStreamingApi, deps: ViewerDeps, runId: string, 
         lastRun = state;
         await stream.writeSSE({ event: "run", data: JSON.stringify(run) });
       }
+      // The events were read after the row, and a terminal row's status event commits with
+      // it: it has been sent, in this batch or an earlier one, so the stream can end.
       if (isTerminal(record.status)) {
-        // The terminal row can be visible a moment before its status event: one more read.
-        if (settled || hasStatusEvent(events, record.status)) {
-          await stream.writeSSE({ event: "end", data: JSON.stringify({ status: record.status, last_seq: last }) });
-          break;
-        }
-        settled = true;
+        await stream.writeSSE({ event: "end", data: JSON.stringify({ status: record.status, last_seq: last }) });
+        break;
       }
       if (Date.now() - beat >= deps.timing.heartbeatMs) {
         beat = Date.now();
@@ -84,7 +81,4 @@ async function follow(stream: SSEStreamingApi, deps: ViewerDeps, runId: string, 
   }
 }
 
-function hasStatusEvent(events: RunEvent[], status: string): boolean {
-  return events.some((e) => e.kind === "status" && e.message === status);
-}
 

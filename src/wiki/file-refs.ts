@@ -1,26 +1,17 @@
 import type { FileRef, PageSource } from "./types.js";
+import { walkRepositoryPath } from "./repository-path.js";
 
 export type { FileRef } from "./types.js";
 
 /**
- * Normalizes a `type: file` source target into a repo-relative shape. Unlike the
- * reference, `.` segments are dropped anywhere (`a/./b` → `a/b`), since a shape
- * that keeps them can never match a real path.
+ * A `type: file` source target as a repo-relative shape (a folder ends in `/`), or null when
+ * it names nothing inside the repository. Unlike the reference, `.` segments are dropped
+ * anywhere (`a/./b` → `a/b`), since a shape that keeps them can never match a real path.
  */
 export function normalizeRefPath(raw: string): { shape: string; isDir: boolean } | null {
-  const text = raw.trim().replace(/\\/g, "/");
-  const rawSegments = text.split("/");
-  const isDir = text.endsWith("/") || rawSegments[rawSegments.length - 1] === ".";
-  const segments: string[] = [];
-  for (const segment of rawSegments) {
-    if (segment === "" || segment === ".") continue;
-    // A ref that climbs out of the repository has no meaning inside it.
-    if (segment === "..") return null;
-    segments.push(segment);
-  }
-  if (segments.length === 0) return null;
-  const shape = segments.join("/");
-  return { shape: isDir ? `${shape}/` : shape, isDir };
+  const walked = walkRepositoryPath(raw.trim(), { climb: "refuse" });
+  if (walked === null || walked.path === "") return null;
+  return { shape: walked.path, isDir: walked.isDir };
 }
 
 export function fileRefsFromSources(sources: readonly PageSource[]): FileRef[] {

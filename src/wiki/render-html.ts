@@ -1,4 +1,5 @@
 import MarkdownIt from "markdown-it";
+import { walkRepositoryPath } from "./repository-path.js";
 import type { MarkdownIt as MarkdownItInstance, Token } from "markdown-it";
 import { resolvePageHref } from "./links.js";
 import { CITATION, CITED_ID } from "./citations.js";
@@ -210,16 +211,6 @@ function repositoryPath(href: string, slug: string, isLanding: boolean): string 
   // A control character or a scheme after decoding: not a path anyone meant.
   if ([...decoded].some((ch) => ch.charCodeAt(0) < 0x20 || ch.charCodeAt(0) === 0x7f) || SCHEME.test(decoded)) return null;
   const folder = slug === "README" ? [] : slug.split("/");
-  const segments = ["almanac", ...(isLanding ? folder : folder.slice(0, -1))];
-  for (const segment of decoded.split("/")) {
-    if (segment === "" || segment === ".") continue;
-    if (segment === "..") {
-      if (segments.length === 0) return null;
-      segments.pop();
-    } else {
-      segments.push(segment);
-    }
-  }
-  if (segments.length === 0) return null;
-  return segments.join("/") + (decoded.endsWith("/") ? "/" : "");
+  const walked = walkRepositoryPath(decoded, { climb: "resolve", from: ["almanac", ...(isLanding ? folder : folder.slice(0, -1))] });
+  return walked === null || walked.path === "" ? null : walked.path;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { BIN, ROOT, page, writeWiki } from "../support/cli.js";
@@ -247,16 +247,16 @@ describe("internal errors", () => {
     expect(error.error.message).toMatch(/^internal error: /);
   });
 
-  test("a damaged state database fails with one line pointing at the error log", () => {
+  test("a damaged state database fails with one line naming the file and the fix, not an internal error", () => {
     const box = fresh();
     const repo = writeWiki(join(box.dir, "repo"), {});
     expectOk(box.run(["search"], { cwd: repo }));
-    writeFileSync(join(box.state, "codealmanac.db"), "garbage ".repeat(200));
+    const file = join(box.state, "codealmanac.db");
+    writeFileSync(file, "garbage ".repeat(200));
     const result = box.run(["search"], { cwd: repo });
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(3);
     expect(result.stdout).toBe("");
-    const log = join(box.state, "logs", "errors.log");
-    expect(result.stderr).toBe(`codealmanac: internal error: file is not a database (details in ${log})\n`);
-    expect(readFileSync(log, "utf8")).toContain("codealmanac search\n");
+    expect(result.stderr).toMatch(new RegExp(`^codealmanac: the state database ${file} is damaged \\(file is not a database\\); move it aside \\(mv ${file} ${file}\\.damaged\\) .+\n$`));
+    expect(existsSync(join(box.state, "logs", "errors.log"))).toBe(false);
   });
 });

@@ -49,7 +49,7 @@ describe("config list and get", () => {
       "harness.default            auto   default",
       "harness.model              auto   default",
       "runs.timeout               90m    default",
-      "runs.idle_timeout          15m    default",
+      "runs.idle_timeout          5m     default",
       "automation.sync.enabled    true   default",
       "automation.sync.every      5h     default",
       "automation.garden.enabled  true   default",
@@ -173,10 +173,10 @@ describe("config set and unset", () => {
     expect(readFileSync(file, "utf8")).toBe(
       '# my settings\nauto_commit = false # careful\n\n# agents\n[harness]\n  default = "claude"   # fast\n\n# runs\n[runs]\ntimeout = "2h"\nidle_timeout = "5m"\n',
     );
-    expect(expectOk(ca(["config", "unset", "runs.idle_timeout"])).stdout).toBe("config: runs.idle_timeout unset (default 15m)\n");
+    expect(expectOk(ca(["config", "unset", "runs.idle_timeout"])).stdout).toBe("config: runs.idle_timeout unset (default 5m)\n");
     expect(expectOk(ca(["config", "unset", "harness.default"])).stdout).toBe("config: harness.default unset (default auto)\n");
     expect(readFileSync(file, "utf8")).toBe('# my settings\nauto_commit = false # careful\n\n# agents\n\n# runs\n[runs]\ntimeout = "2h"\n');
-    expect(expectOk(ca(["config", "unset", "runs.idle_timeout"])).stdout).toBe("config: runs.idle_timeout was not set (default 15m)\n");
+    expect(expectOk(ca(["config", "unset", "runs.idle_timeout"])).stdout).toBe("config: runs.idle_timeout was not set (default 5m)\n");
   });
 
   test("an invalid file is refused before any edit and left untouched; unsetting the culprit repairs it", () => {
@@ -219,7 +219,7 @@ describe("config set and unset", () => {
     const first = ca(["config", "set", "runs.timeout", "45m"], { CODEALMANAC_TEST_HOOKS: JSON.stringify({ configBeforeWrite: hook }) });
     expectOk(first);
     expect(existsSync(atLock)).toBe(true);
-    await waitFor(() => existsSync(done) && readFileSync(done, "utf8").trim() !== "", 20_000, "the second set to end");
+    await waitFor(() => existsSync(done) && readFileSync(done, "utf8").trim() !== "", "the second set to end");
     expect(readFileSync(done, "utf8").trim()).toBe("0");
     const text = readFileSync(file, "utf8");
     expect(text).toMatch(/^timeout = "45m"$/m);

@@ -29,6 +29,7 @@ describe("doctor", () => {
       "node",
       "sqlite.module",
       "state.database",
+      "state.registry",
       "config",
       "harness.claude",
       "login.claude",
@@ -43,6 +44,7 @@ describe("doctor", () => {
     expect(report.checks.every((c) => c.status === "ok")).toBe(true);
     expect(checkOf(report.checks, "node").message).toBe(`Node ${process.versions.node}`);
     expect(checkOf(report.checks, "state.database").message).toMatch(new RegExp(`^${join(box.state, "codealmanac.db")} \\(schema \\d+, integrity ok\\)$`));
+    expect(checkOf(report.checks, "state.registry").message).toBe("0 wikis registered");
     expect(checkOf(report.checks, "harness.claude").message).toMatch(/^claude 2\.1\.332 at .*test\/fixtures\/bin\/claude$/);
     expect(checkOf(report.checks, "harness.codex").message).toMatch(/^codex 0\.171\.0 at /);
     expect(checkOf(report.checks, "schedule.sync").message).toBe("every 5h (cron: crontab)");

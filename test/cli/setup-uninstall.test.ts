@@ -285,7 +285,7 @@ describe("uninstall", () => {
     // Carries the sandbox's CODEALMANAC_HOME, so the sandbox cleanup reaches it if a check fails.
     const holder = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { env: box.env, stdio: "ignore" });
     onTestFinished(() => void holder.kill("SIGKILL"));
-    const startTime = await waitFor(() => readProcessStartTime(holder.pid!), 5_000, "the holder to start");
+    const startTime = await waitFor(() => readProcessStartTime(holder.pid!), "the holder to start");
     const lockAs = (start: string) =>
       writeDb(box, (db) =>
         db

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "vitest";
 import { chmodSync, mkdirSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { asUnprivileged, page, writeWiki, type Sandbox } from "../support/cli.js";
+import { asUnprivileged, page, unprivilegedUnavailable, writeWiki, type Sandbox } from "../support/cli.js";
 import { almanac, expectFailure, expectJsonFailure, expectOk, freshSandboxes } from "./helpers.js";
 
 interface Issue {
@@ -197,7 +197,9 @@ describe("validate", () => {
       expectOnly(box, repo, issue("page_undecodable", "error", "page is not valid UTF-8; not indexed", { page: "latin", path: "latin.md" }));
     });
 
-    test("page_unreadable: a page the reader may not open", () => {
+    test("page_unreadable: a page the reader may not open", (context) => {
+      const unavailable = unprivilegedUnavailable();
+      if (unavailable) return context.skip(unavailable);
       const box = fresh();
       const repo = wiki(box, { "secret.md": good() });
       const reader = asUnprivileged(box); // as root, nothing is unreadable: run as a plain user

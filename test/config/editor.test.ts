@@ -77,7 +77,7 @@ describe("list and get", () => {
       { key: "harness.default", value: "auto", isDefault: true },
       { key: "harness.model", value: "auto", isDefault: true },
       { key: "runs.timeout", value: "90m", isDefault: true },
-      { key: "runs.idle_timeout", value: "15m", isDefault: true },
+      { key: "runs.idle_timeout", value: "5m", isDefault: true },
       { key: "automation.sync.enabled", value: "true", isDefault: true },
       { key: "automation.sync.every", value: "5h", isDefault: true },
       { key: "automation.garden.enabled", value: "true", isDefault: true },

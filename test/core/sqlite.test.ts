@@ -1,5 +1,9 @@
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, test } from "vitest";
-import { retryWhileBusy } from "../../src/core/sqlite.js";
+import { StorageError } from "../../src/core/errors.js";
+import { openDatabase, retryWhileBusy, storageFailure, storageProblem } from "../../src/core/sqlite.js";
 import { sandbox } from "../support/cli.js";
 
 const busy = () => Object.assign(new Error("database is locked"), { code: "SQLITE_BUSY" });
@@ -51,5 +55,74 @@ describe("first use on a fresh machine", () => {
         box.cleanup();
       }
     }
+  });
+});
+
+describe("storageProblem and storageFailure", () => {
+  const failureOf = (attempt: () => unknown): unknown => {
+    try {
+      attempt();
+    } catch (error) {
+      return error;
+    }
+    throw new Error("expected a failure");
+  };
+
+  test("tell what is wrong with the file from SQLite's own errors, and nothing else", () => {
+    const dir = mkdtempSync(join(tmpdir(), "ca-storage-"));
+    try {
+      const garbage = join(dir, "garbage.db");
+      writeFileSync(garbage, Buffer.alloc(8192, 0x5a));
+      const notADatabase = failureOf(() => openDatabase(garbage, { migrations: [], onNewerSchema: "refuse" }));
+      expect(storageProblem(notADatabase)).toBe("damaged");
+      const folder = join(dir, "folder.db");
+      mkdirSync(folder);
+      expect(storageProblem(failureOf(() => openDatabase(folder, { migrations: [], onNewerSchema: "refuse" })))).toBe("cannot_open");
+
+      const db = openDatabase(join(dir, "fine.db"), { migrations: [], onNewerSchema: "refuse" });
+      db.exec("CREATE TABLE t (a INTEGER PRIMARY KEY); INSERT INTO t VALUES (1); CREATE VIRTUAL TABLE f USING fts5(x)");
+      // Errors about the statement, not the file, are no storage problem: they must never trigger a rebuild.
+      expect(storageProblem(failureOf(() => db.exec("INSERT INTO t VALUES (1)")))).toBeNull();
+      expect(storageProblem(failureOf(() => db.prepare("SELECT * FROM f WHERE f MATCH '\"unclosed'").all()))).toBeNull();
+      expect(storageProblem(failureOf(() => db.exec("SELECT nonsense FROM")))).toBeNull();
+      db.close();
+      expect(storageProblem(new Error("database disk image is malformed"))).toBeNull();
+      expect(storageProblem(Object.assign(new Error("database or disk is full"), { code: "SQLITE_FULL" }))).toBe("full");
+      expect(storageProblem(Object.assign(new Error("disk I/O error"), { code: "SQLITE_IOERR_SHORT_READ" }))).toBe("io");
+
+      const line = storageFailure(notADatabase, garbage, "the test database", { damaged: "throw it away" });
+      expect(line).toBeInstanceOf(StorageError);
+      expect((line as StorageError).message).toBe(`the test database ${garbage} is damaged (file is not a database); throw it away`);
+      expect((line as StorageError).code).toBe("unavailable");
+      expect(storageFailure(new Error("no"), garbage, "the test database", { damaged: "x" })).toBeNull();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("migrations", () => {
+  test("two migrations with one version are refused before the file is touched", () => {
+    const dir = mkdtempSync(join(tmpdir(), "ca-sqlite-"));
+    try {
+      const file = join(dir, "state", "x.db");
+      const up = () => undefined;
+      expect(() => openDatabase(file, { migrations: [{ version: 1, name: "a", up }, { version: 2, name: "b", up }, { version: 2, name: "c", up }], onNewerSchema: "refuse" })).toThrow(
+        'migrations "b" and "c" share version 2',
+      );
+      expect(existsSync(join(dir, "state"))).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("the state database's domains number their migrations apart", async () => {
+    const [{ repositoryMigrations }, { runMigrations }, { syncMigrations }] = await Promise.all([
+      import("../../src/repositories/schema.js"),
+      import("../../src/runs/schema.js"),
+      import("../../src/sync/schema.js"),
+    ]);
+    const versions = [...repositoryMigrations, ...runMigrations, ...syncMigrations].map((m) => m.version);
+    expect(new Set(versions).size).toBe(versions.length);
   });
 });

@@ -11,10 +11,11 @@ import {
   claudeTranscriptPath,
   createClaudeAdapter,
   encodeClaudeProjectFolder,
+  withStreamIdleTimeout,
 } from "../../src/harnesses/claude/adapter.js";
 import type { HarnessEvent } from "../../src/harnesses/events.js";
 import type { HarnessRunRequest } from "../../src/harnesses/types.js";
-import { expectWellFormed, isAlive, killAll, waitForFile } from "./support.js";
+import { expectWellFormed, isAlive, killAll, processMark, waitForFile } from "./support.js";
 
 const BIN = fileURLToPath(new URL("../fixtures/bin", import.meta.url));
 const FAKE = join(BIN, "claude");
@@ -253,22 +254,18 @@ describe("Claude adapter against the fake CLI", () => {
   });
 
   test("a timeout stops a hanging CLI and fails with code timeout", async () => {
-    const started = join(dir, "started");
-    const { result, live } = await run(
-      request({ timeoutMs: 1_500, env: fakeEnv({ FAKE_CLAUDE_SCENARIO: "hang", FAKE_CLAUDE_STARTED_FILE: started }) }),
-    );
+    const mark = processMark();
+    const { result, live } = await run(request({ timeoutMs: 1_500, env: fakeEnv({ FAKE_CLAUDE_SCENARIO: "hang", ...mark.env }) }));
     expectWellFormed(result, live);
     expect(result.failure).toMatchObject({ code: "timeout", message: "claude timed out after 1.5 s" });
-    expect(result.events.map((event) => event.kind)).toEqual(["provider_session", "done"]);
-    const pid = Number(readFileSync(started, "utf8"));
-    expect(isAlive(pid)).toBe(false);
+    // Whether or not the fake got as far as its first line before the timeout, nothing of it is left.
+    expect(result.events.at(-1)?.kind).toBe("done");
+    expect(mark.alive()).toEqual([]);
   });
 
   test("a CLI that goes silent is stopped at the idle timeout, long before the run timeout", async () => {
-    const started = join(dir, "started");
-    const { result, live } = await run(
-      request({ timeoutMs: 600_000, idleTimeoutMs: 400, env: fakeEnv({ FAKE_CLAUDE_SCENARIO: "hang", FAKE_CLAUDE_STARTED_FILE: started }) }),
-    );
+    const mark = processMark();
+    const { result, live } = await run(request({ timeoutMs: 600_000, idleTimeoutMs: 400, env: fakeEnv({ FAKE_CLAUDE_SCENARIO: "hang", ...mark.env }) }));
     expectWellFormed(result, live);
     expect(result.failure).toEqual({
       provider: "claude",
@@ -276,7 +273,38 @@ describe("Claude adapter against the fake CLI", () => {
       message: "claude produced no output for 400 ms",
       fix: "check that the model provider answers, or raise runs.idle_timeout",
     });
-    expect(isAlive(Number(readFileSync(started, "utf8")))).toBe(false);
+    expect(mark.alive()).toEqual([]);
+  });
+
+  test("retry notices of a CLI still waiting for the model do not hold off the idle timeout", async () => {
+    const mark = processMark();
+    // A window wide enough for the fake to boot and send several notices even on a busy machine.
+    const { result, live } = await run(request({ timeoutMs: 600_000, idleTimeoutMs: 2_000, env: fakeEnv({ FAKE_CLAUDE_SCENARIO: "silent-retry", ...mark.env }) }));
+    expectWellFormed(result, live);
+    expect(result.failure).toMatchObject({ code: "timeout", message: "claude produced no output for 2 s" });
+    // The notices came (every 100 ms) and were recorded, but none counted as output.
+    expect(live.filter((event) => event.kind === "warning").length).toBeGreaterThan(1);
+    expect(mark.alive()).toEqual([]);
+  });
+
+  test("Claude Code's own stream idle timeout is moved a minute past ours, unless the user set it", async () => {
+    const envFile = join(dir, "agent-env.json");
+    const agentEnv = async (idleTimeoutMs: number, extra: Record<string, string> = {}) => {
+      await run(request({ idleTimeoutMs, env: fakeEnv({ FAKE_CLAUDE_ENV_FILE: envFile, ...extra }) }));
+      return (JSON.parse(readFileSync(envFile, "utf8")) as NodeJS.ProcessEnv).CLAUDE_STREAM_IDLE_TIMEOUT_MS;
+    };
+    expect(await agentEnv(300_000)).toBe("360000");
+    expect(await agentEnv(300_000, { CLAUDE_STREAM_IDLE_TIMEOUT_MS: "900000" })).toBe("900000");
+    // Past its own limit of 30 minutes, Claude Code would not take more.
+    expect(withStreamIdleTimeout({}, 45 * 60_000).CLAUDE_STREAM_IDLE_TIMEOUT_MS).toBe("1800000");
+    expect(withStreamIdleTimeout({}, undefined).CLAUDE_STREAM_IDLE_TIMEOUT_MS).toBeUndefined();
+  });
+
+  test("Claude Code's own stream idle timeout, when it fires first, fails as a timeout with its message, once", async () => {
+    const { result, live } = await run(request({ idleTimeoutMs: 60_000, env: fakeEnv({ FAKE_CLAUDE_SCENARIO: "stream-idle-timeout" }) }));
+    expectWellFormed(result, live);
+    expect(result.failure).toMatchObject({ code: "timeout", message: "API Error: Stream idle timeout - no chunks received" });
+    expect(result.failure?.fix).toContain("CLAUDE_STREAM_IDLE_TIMEOUT_MS");
   });
 
   test("output keeps the idle timeout from firing", async () => {

@@ -84,6 +84,19 @@ describe("Claude stream parser on the recorded success run", () => {
   });
 });
 
+describe("Claude stream parser on the recorded run that Claude Code's own stream idle timeout ended", () => {
+  // Claude Code 2.1.332 against a local API that sent message_start and then nothing, with its
+  // non-streaming fallback off: ten silent minutes (two five-minute stalls), then these lines.
+  test("the synthetic error and the failed result are a timeout", () => {
+    const { events, result } = parseAll(fixture("error-stream-idle-timeout.jsonl"));
+    expect(events.map((event) => event.kind)).toEqual(["provider_session", "error"]);
+    expect(events[1]).toMatchObject({ message: "API Error: Stream idle timeout - no chunks received", failure: { code: "timeout" } });
+    expectReadable(events);
+    expect(result).toMatchObject({ subtype: "success", is_error: true, api_error: "stream_idle_timeout", duration_ms: 600244 });
+    expect(classifyClaudeResult(result!)).toMatchObject({ code: "timeout", message: "API Error: Stream idle timeout - no chunks received" });
+  });
+});
+
 describe("Claude stream parser on the recorded not-logged-in run", () => {
   test("turns the synthetic assistant line into an error with a login fix and captures the failed result", () => {
     const { events, sessionId, result } = parseAll(fixture("error-not-logged-in.jsonl"));
@@ -307,6 +320,8 @@ describe("api_retry and failure classification", () => {
     [{ subtype: "error_max_budget_usd", is_error: true, errors: ["Budget exceeded"] }, "claude.max_budget_exceeded", "Budget exceeded"],
     [{ subtype: "error_during_execution", is_error: true, errors: ["a", "b"] }, "claude.error_during_execution", "a; b"],
     [{ subtype: "success", is_error: true, result: "API Error: 400 bad request" }, "claude.process_failed", "API Error: 400 bad request"],
+    // Claude Code's own stream idle timeout (2.1.332, after two five-minute stalls) is a timeout like ours.
+    [{ subtype: "success", is_error: true, result: "API Error: Stream idle timeout - no chunks received" }, "timeout", "API Error: Stream idle timeout - no chunks received"],
     [{ subtype: "success", is_error: true, result: "Invalid authentication credentials" }, "claude.not_authenticated", "Invalid authentication credentials"],
     [
       { subtype: "success", is_error: true, result: "Invalid API key · Fix external API key", api_error_status: 401 },

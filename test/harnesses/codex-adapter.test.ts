@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { codexArgs, createCodexAdapter } from "../../src/harnesses/codex/adapter.js";
 import type { HarnessEvent } from "../../src/harnesses/events.js";
 import type { HarnessRunRequest } from "../../src/harnesses/types.js";
-import { expectWellFormed, isAlive, killAll, waitForFile } from "./support.js";
+import { expectWellFormed, isAlive, killAll, processMark, waitForFile } from "./support.js";
 
 const BIN = fileURLToPath(new URL("../fixtures/bin", import.meta.url));
 const FAKE = join(BIN, "codex");
@@ -187,10 +187,19 @@ describe("Codex failure classes", () => {
   });
 
   test("a codex that goes silent is stopped at the idle timeout", async () => {
-    const started = join(dir, "started");
-    const { result } = await run(request({ idleTimeoutMs: 400, env: fakeEnv({ FAKE_CODEX_SCENARIO: "hang", FAKE_CODEX_STARTED_FILE: started }) }));
-    strays.push(Number(await waitForFile(started)));
+    const mark = processMark();
+    const { result } = await run(request({ idleTimeoutMs: 400, env: fakeEnv({ FAKE_CODEX_SCENARIO: "hang", ...mark.env }) }));
     expect(result.failure).toMatchObject({ code: "timeout", message: "codex produced no output for 400 ms" });
+    expect(mark.alive()).toEqual([]);
+  });
+
+  test("Reconnecting notices of a codex still waiting for the model do not hold off the idle timeout", async () => {
+    const mark = processMark();
+    // A window wide enough for the fake to boot and send several notices even on a busy machine.
+    const { result } = await run(request({ timeoutMs: 600_000, idleTimeoutMs: 2_000, env: fakeEnv({ FAKE_CODEX_SCENARIO: "silent-reconnect", ...mark.env }) }));
+    expect(mark.alive()).toEqual([]);
+    expect(result.failure).toMatchObject({ code: "timeout", message: "codex produced no output for 2 s" });
+    expect(result.events.filter((event) => event.message.startsWith("Codex: Reconnecting...")).length).toBeGreaterThan(1);
   });
 
   test("aborting cancels the run", async () => {

@@ -94,3 +94,15 @@ describe("search excerpts cut from the page file", () => {
     expect(hit!.excerpt).toBe("Aphids lead the way, now. ## Growing Seeds need water and sun. ### Pests Leaves are all safe.");
   });
 });
+
+describe("excerpter", () => {
+  test("gives the same excerpt every time (a long-lived viewer or MCP server asks many times)", async () => {
+    const { excerpter } = await import("../../src/index/views/query.js");
+    const body = `The word zebra17 is on this page only. ${"ledger index rebuild ".repeat(40)}`;
+    const cut = excerpter(["zebra17"]);
+    const first = cut(body);
+    expect(first).toMatch(/^The word zebra17 is on this page only\. /);
+    expect(cut(body)).toBe(first);
+    expect(excerpter(["zebra17"])(body)).toBe(first);
+  });
+});

@@ -73,8 +73,11 @@ function contents(file: string): { tables: Record<string, unknown[]>; searchTerm
     for (const name of names) {
       const rows = (db.prepare(`SELECT * FROM "${name}"`).all() as Record<string, unknown>[]).map((row) => {
         for (const column of CLOCK_COLUMNS) delete row[column];
-        // The snapshot and topics stamp carry the time of the refresh that wrote them.
-        if (name === "meta" && typeof row.value === "string") row.value = row.value.replace(/"checkedAt":\d+(\.\d+)?/g, '"checkedAt":0');
+        // The snapshot and topics stamp carry the time of the refresh that wrote them; the
+        // registration, when the wiki was registered and in which state database (each build has its own).
+        if (name === "meta" && typeof row.value === "string") {
+          row.value = row.value.replace(/"(checkedAt|registeredAt)":\d+(\.\d+)?/g, '"$1":0').replace(/"ledgerId":"[0-9a-f]+"/, '"ledgerId":""');
+        }
         return JSON.stringify(row);
       });
       tables[name] = rows.sort();

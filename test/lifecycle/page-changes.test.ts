@@ -22,7 +22,7 @@ it("a run records the pages it created even when another reader refreshed the in
   };
   const receipt = box.run(["garden", "--using", "claude", "--json"], { cwd: root, env }).json<{ run_id: string }>();
   const agentPid = Number(await waitForFile(started));
-  await waitFor(() => existsSync(join(root, "almanac", "concepts", "live.md")) && readFileSync(join(root, "almanac", "concepts", "live.md"), "utf8") === page, 20_000, "the agent's page");
+  await waitFor(() => existsSync(join(root, "almanac", "concepts", "live.md")) && readFileSync(join(root, "almanac", "concepts", "live.md"), "utf8") === page, "the agent's page");
   // The agent is paused inside its wait; a reader refreshes the index and sees the new page first.
   process.kill(agentPid, "SIGSTOP");
   try {

@@ -39,7 +39,7 @@ test("a long attach adds no listener per poll: no MaxListenersExceededWarning, h
   // event was read by a poll of its own, and each of those polls then waited.
   for (let poll = 1; poll <= POLLS; poll++) {
     appendWarning(b, run.run_id, `poll ${poll}`);
-    await waitFor(() => stdout.includes(`! poll ${poll}\n`), 10_000, `jobs attach to print "poll ${poll}"`);
+    await waitFor(() => stdout.includes(`! poll ${poll}\n`), `jobs attach to print "poll ${poll}"`);
   }
   child.kill("SIGINT");
   expect(await exited).toBe(130);

@@ -79,7 +79,7 @@ describe("cancellation", () => {
     // Not a sandbox process, so the sandbox cleanup would not reach it: killed at the end.
     const stranger = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
     onTestFinished(() => void stranger.kill("SIGKILL"));
-    await waitFor(() => readProcessStartTime(stranger.pid!), 5_000, "the stranger to start");
+    await waitFor(() => readProcessStartTime(stranger.pid!), "the stranger to start");
     writeDb(box, (db) =>
       db
         .prepare(
@@ -129,6 +129,6 @@ describe("cancellation", () => {
     expect(processAlive(agent)).toBe(true);
     const final = await waitForStatus(box, run.run_id, ["cancelled", "failed", "done"]);
     expect(final.status).toBe("cancelled");
-    await waitFor(() => !processAlive(agent), 10_000, "the agent to be stopped");
+    await waitFor(() => !processAlive(agent), "the agent to be stopped");
   });
 });

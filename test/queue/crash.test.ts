@@ -43,8 +43,8 @@ describe("crashes", () => {
 
     const second = garden(box, root);
     // The new worker takes the dead worker's lock immediately instead of exiting.
-    await waitFor(() => workerLog(box).includes(`worker ${second.child_pid}: acquired the queue lock`), 10_000, "takeover");
-    await waitFor(() => workerLog(box).includes(`worker ${second.child_pid}: adopting run ${first.run_id}`), 10_000, "adoption");
+    await waitFor(() => workerLog(box).includes(`worker ${second.child_pid}: acquired the queue lock`), "takeover");
+    await waitFor(() => workerLog(box).includes(`worker ${second.child_pid}: adopting run ${first.run_id}`), "adoption");
     // Adopting means waiting: nothing new is claimed while the adopted run's agent still works.
     expect(allRuns(box).map((r) => r.status)).toEqual(["running", "queued"]);
     writeFileSync(release, "");
@@ -85,7 +85,7 @@ describe("crashes", () => {
     const failed = await waitForStatus(box, run.run_id, ["failed"]);
     expect(failed.failure_category).toBe("internal_error");
     expect(failed.error).toBe(`executor ${executor} was killed by SIGKILL without finishing the run`);
-    await waitFor(() => !processAlive(grandchild), 10_000, "the agent's grandchild to die");
+    await waitFor(() => !processAlive(grandchild), "the agent's grandchild to die");
     expect(expectOneRunAtATime(box)).toBe(1);
   });
 
@@ -103,7 +103,7 @@ describe("crashes", () => {
     const record = jobs.json<{ run_id: string; status: string; error: string }[]>()[0]!;
     expect(record).toMatchObject({ run_id: run.run_id, status: "failed" });
     expect(record.error).toBe(`executor ${executor} is gone; the run was interrupted before it finished`);
-    await waitFor(() => !processAlive(grandchild), 10_000, "the orphaned agent to die");
+    await waitFor(() => !processAlive(grandchild), "the orphaned agent to die");
     expect(expectOneRunAtATime(box)).toBe(1);
   });
 
@@ -114,7 +114,7 @@ describe("crashes", () => {
     const started = join(box.dir, "agent.pid");
     const run = garden(box, root, { FAKE_CLAUDE_SCENARIO: "ignore-sigterm", FAKE_CLAUDE_STARTED_FILE: started });
     const agent = Number(await waitForFile(started));
-    const failed = await waitForStatus(box, run.run_id, ["failed", "done"], 30_000);
+    const failed = await waitForStatus(box, run.run_id, ["failed", "done"]);
     expect(failed).toMatchObject({ status: "failed", failure_category: "timeout" });
     expect(failed.error).toBe("run exceeded runs.timeout (2s)");
     expect(processAlive(agent)).toBe(false);
@@ -164,10 +164,10 @@ describe("a stalled worker", () => {
           age = Date.now() - beat;
         });
         return age > 1_100;
-      }, 10_000, "the stopped worker's heartbeat to go stale");
+      }, "the stopped worker's heartbeat to go stale");
       const second = garden(box, root);
-      await waitFor(() => workerLog(box).includes(`worker ${second.child_pid}: acquired the queue lock`), 10_000, "takeover");
-      await waitFor(() => workerLog(box).includes(`worker ${second.child_pid}: adopting run ${first.run_id}`), 10_000, "adoption");
+      await waitFor(() => workerLog(box).includes(`worker ${second.child_pid}: acquired the queue lock`), "takeover");
+      await waitFor(() => workerLog(box).includes(`worker ${second.child_pid}: adopting run ${first.run_id}`), "adoption");
     } finally {
       process.kill(first.child_pid, "SIGCONT");
     }

@@ -68,7 +68,9 @@ describe("followers recover a run whose worker and executor are gone, instead of
     // attach followed the run to its end: that is a success of attach, whatever the outcome.
     expect(code).toBe(0);
     expect(stdout).toContain("status: failed");
-    expect(stdout).toContain(`error: executor ${executor} is gone; the run was interrupted before it finished`);
+    // The reaper's error event shows the failure; the final `error:` line does not repeat it.
+    expect(stdout).toContain(`✕ Error\n  executor ${executor} is gone; the run was interrupted before it finished\n`);
+    expect(stdout.match(/is gone; the run was interrupted/g)).toHaveLength(1);
     expect(readRun(box, run.run_id)?.status).toBe("failed");
     expectNoAgentLeft(grandchild);
   });

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { afterEach, expect, test } from "vitest";
 import { sandbox, type Sandbox } from "../support/cli.js";
-import { checkAndCleanUpAfterEach, expectNoLeftovers, sandboxProcesses } from "./support.js";
+import { checkAndCleanUpAfterEach, expectNoLeftovers, leftovers, sandboxProcesses } from "./support.js";
 
 let box: Sandbox | undefined;
 checkAndCleanUpAfterEach(() => box);
@@ -24,23 +24,26 @@ async function sleeper(env: NodeJS.ProcessEnv): Promise<ChildProcess> {
   return child;
 }
 
-test("the leak check names a live process that carries the sandbox's CODEALMANAC_HOME, and passes once it is gone", async () => {
+test("the leak check waits for a live process that carries the sandbox's CODEALMANAC_HOME, names it, and passes once it is gone", async () => {
   box = sandbox();
   const ours = await sleeper(box.env);
   // Another state root whose path starts with this one's: not the sandbox's, so never reported.
   const foreign = await sleeper({ ...box.env, CODEALMANAC_HOME: `${box.state}-other` });
 
   expect(sandboxProcesses(box).map((p) => [p.pid, p.role])).toEqual([[ours.pid, "other"]]);
-  // exitMs 0: no grace to exit, so the check looks once and must fail on the sleeper.
-  const failure = await expectNoLeftovers(box, { exitMs: 0 }).then(
-    () => "(the check passed)",
-    (error: Error) => error.message,
-  );
-  expect(failure).toContain(`still alive: ${ours.pid} (other)`);
-  expect(failure).not.toContain(`still alive: ${foreign.pid} `);
+  // What the check names while it waits: ours, never the other state root's.
+  const named = leftovers(box).join("\n");
+  expect(named).toContain(`still alive: ${ours.pid} (other)`);
+  expect(named).not.toContain(`still alive: ${foreign.pid} `);
 
+  let passed = false;
+  const check = expectNoLeftovers(box).then(() => (passed = true));
+  // The check is waiting on the sleeper: it has looked (the sleeper is still there) and not passed.
+  await new Promise((resolve) => setImmediate(resolve));
+  expect(passed).toBe(false);
   const exited = once(ours, "exit");
   ours.kill("SIGKILL");
   await exited;
-  await expect(expectNoLeftovers(box, { exitMs: 0 })).resolves.toBeUndefined();
+  await check;
+  expect(passed).toBe(true);
 });

@@ -52,12 +52,18 @@ describe("--wait", () => {
     expect(result.stderr).toBe("");
   });
 
-  test("a failed run exits 1 with its error; --json still prints the record", () => {
+  test("a failed run exits 1 with its error, printed once with its fix; --json still prints the record", () => {
     box = sandbox();
     const root = gitRepo(box);
     const text = box.run(["garden", "--using", "claude", "--wait", "--guidance", "fake-scenario: not-logged-in"], { cwd: root });
     expect(text.code).toBe(1);
-    expect(text.stdout).toMatch(/status: failed\nerror: harness claude failed: Not logged in · Please run \/login \(run `claude auth login` or set ANTHROPIC_API_KEY\)\n$/);
+    // The agent's error, its done and the run's error carry the same failure: it is shown once.
+    expect(text.stdout.match(/Not logged in/g)).toHaveLength(1);
+    expect(text.stdout).toMatch(/✕ Error\n {2}Not logged in · Please run \/login\n {2}fix: run `claude auth login` or set ANTHROPIC_API_KEY\n· Failed\nstatus: failed\n$/);
+    const crash = box.run(["garden", "--using", "claude", "--wait", "--guidance", "fake-scenario: crash"], { cwd: root });
+    expect(crash.code).toBe(1);
+    expect(crash.stdout.match(/simulated crash/g)).toHaveLength(1);
+    expect(crash.stdout).toMatch(/✕ Error\n {2}fatal: simulated crash\n· Failed\nstatus: failed\n$/);
     const json = box.run(["garden", "--using", "claude", "--wait", "--json", "--guidance", "fake-scenario: crash"], { cwd: root });
     expect(json.code).toBe(1);
     expect(json.json<JobRecord>()).toMatchObject({ status: "failed", failure_category: "provider_execution" });

@@ -43,7 +43,7 @@ describe("a worker that lost its lock", () => {
       2,
     ].join(" ");
     box.run(["jobs"], { env: hooks({ beforeClaim: steal }) });
-    await waitFor(() => /drain ended \(ownership_lost\)/.test(workerLog(box)), 20_000, "the worker to stop draining");
+    await waitFor(() => /drain ended \(ownership_lost\)/.test(workerLog(box)), "the worker to stop draining");
     const [worker] = lockHolderPids(box);
     await waitForExits([worker!]);
 

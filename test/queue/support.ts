@@ -84,14 +84,13 @@ export function releaseQueue(box: Sandbox): void {
   writeDb(box, (db) => db.prepare("DELETE FROM worker_lock WHERE token = 'test-holder'").run());
 }
 
-export async function waitForStatus(box: Sandbox, runId: string, statuses: string[], timeoutMs = 30_000): Promise<RunRow> {
+export async function waitForStatus(box: Sandbox, runId: string, statuses: string[]): Promise<RunRow> {
   return waitFor(
     () => {
       const row = readRun(box, runId);
       return row && statuses.includes(row.status) ? row : undefined;
     },
-    timeoutMs,
-    `run ${runId} to reach ${statuses.join("/")} (now ${readRun(box, runId)?.status})`,
+    () => `run ${runId} to reach ${statuses.join("/")} (now ${readRun(box, runId)?.status})`,
   );
 }
 
@@ -105,26 +104,25 @@ export function workerLog(box: Sandbox): string {
   return existsSync(file) ? readFileSync(file, "utf8") : "";
 }
 
-export async function waitForFile(path: string, timeoutMs = 20_000): Promise<string> {
-  return waitFor(() => (existsSync(path) ? readFileSync(path, "utf8").trim() || undefined : undefined), timeoutMs, path);
+export async function waitForFile(path: string): Promise<string> {
+  return waitFor(() => (existsSync(path) ? readFileSync(path, "utf8").trim() || undefined : undefined), path);
 }
 
 /** Waits until the queue is idle: no queued or running runs and no lock held. */
-export async function waitForIdle(box: Sandbox, timeoutMs = 60_000): Promise<void> {
+export async function waitForIdle(box: Sandbox): Promise<void> {
   await waitFor(
     () => {
       const runs = allRuns(box);
       if (runs.some((r) => r.status === "queued" || r.status === "running")) return false;
       return readState(box, (db) => db.prepare("SELECT 1 FROM worker_lock").get() === undefined);
     },
-    timeoutMs,
-    "the queue to become idle",
+    () => `the queue to become idle (${allRuns(box).filter((r) => r.status === "queued" || r.status === "running").map((r) => `${r.run_id} ${r.status}`).join(", ") || "the lock is held"})`,
   );
 }
 
 /** Waits until spawned processes (e.g. workers that found the queue parked) have exited. */
-export async function waitForExits(pids: number[], timeoutMs = 20_000): Promise<void> {
-  await waitFor(() => pids.every((pid) => !processAlive(pid)), timeoutMs, `processes ${pids.join(", ")} to exit`);
+export async function waitForExits(pids: number[]): Promise<void> {
+  await waitFor(() => pids.every((pid) => !processAlive(pid)), () => `processes ${pids.filter(processAlive).join(", ")} to exit`);
 }
 
 /** A run as `jobs show --json` (and `--wait --json`) prints it: the fields tests read. */
@@ -278,25 +276,18 @@ function unsettled(box: Sandbox): string[] {
 /**
  * No leaks: once the queue has settled (no run running, the lock free or held by a dead
  * process or by this test), every worker, executor, agent and agent child of the sandbox
- * must exit. Waits a bounded time for each, then fails listing what is left. Runs before
- * the sandbox cleanup, which would otherwise kill the evidence.
+ * must exit. Both are waited for as events, bounded only by the hook's timeout; while it
+ * waits, the wait names what is still busy or alive. Runs before the sandbox cleanup, which
+ * would otherwise kill the evidence.
  */
-export async function expectNoLeftovers(box: Sandbox, { settleMs = 20_000, exitMs = 5_000 } = {}): Promise<void> {
-  const settleBy = Date.now() + settleMs;
-  while (unsettled(box).length > 0 && Date.now() < settleBy) await new Promise((r) => setTimeout(r, 50));
-  const open = unsettled(box);
-  const exitBy = Date.now() + exitMs;
-  let left = sandboxProcesses(box);
-  while (left.length > 0 && Date.now() < exitBy) {
-    await new Promise((r) => setTimeout(r, 50));
-    left = sandboxProcesses(box);
-  }
-  if (open.length === 0 && left.length === 0) return;
-  const lines = [
-    ...open.map((o) => `not settled after ${settleMs} ms: ${o}`),
-    ...left.map((p) => `still alive: ${p.pid} (${p.role}) ${p.cmdline}`),
-  ];
-  throw new Error(`the test left its queue busy or processes behind:\n  ${lines.join("\n  ")}`);
+export async function expectNoLeftovers(box: Sandbox): Promise<void> {
+  await waitFor(() => unsettled(box).length === 0, () => `the queue to settle: ${unsettled(box).join("; ")}`);
+  await waitFor(() => leftovers(box).length === 0, () => `the sandbox's processes to exit: ${leftovers(box).join("; ")}`);
+}
+
+/** The sandbox's live processes, as the leak check names them while it waits for them to exit. */
+export function leftovers(box: Sandbox): string[] {
+  return sandboxProcesses(box).map((p) => `still alive: ${p.pid} (${p.role}) ${p.cmdline}`);
 }
 
 let leaveReason: string | null = null;
@@ -326,5 +317,5 @@ export function checkAndCleanUpAfterEach(current: () => Sandbox | undefined): vo
     } finally {
       box.cleanup();
     }
-  }, 40_000);
+  });
 }

@@ -41,10 +41,11 @@ function requireClaude(): void {
 let box: Sandbox | undefined;
 let standIn: AnthropicStandIn | undefined;
 
-afterEach(async () => {
+afterEach(async (context) => {
   if (box) {
-    // Let the worker finish and exit before its state directory disappears.
-    await waitForIdle(box, 20_000).catch(() => undefined);
+    // Let the worker finish and exit before its state directory disappears (a failed
+    // test may have left a run that never ends: the cleanup kills it instead).
+    if (context.task.result?.state !== "fail") await waitForIdle(box);
     box.cleanup();
     box = undefined;
   }
@@ -250,6 +251,21 @@ describe.skipIf(probe.skip !== null)(suiteName, () => {
     expect(show).toMatchObject({ status: "failed", failure_category: "timeout", error: expect.stringMatching(/^run exceeded runs\.timeout \(3s\)$/) });
     expect(standIn.requests.filter((request) => request.role === "agent")).toHaveLength(1);
     // The worker goes idle and exits; the agent and everything it started are gone with it.
+    expect(await settledProcesses(box)).toEqual([]);
+  });
+
+  test("a model that never answers is stopped once, at runs.idle_timeout, printed once, with no process left behind", { timeout: 60_000 }, async () => {
+    requireClaude();
+    standIn = await startAnthropicStandIn({ script: [{ type: "hang" }] });
+    box = claudeSandbox(standIn).box;
+    const root = repoWithNotes(box);
+    box.env.CODEALMANAC_TEST_RUN_LIMITS = JSON.stringify({ runIdleTimeoutMs: 3_000 });
+    const result = await box.runAsync(["ingest", "notes.md", "--using", "claude", "--wait"], { cwd: root });
+    expect(result.code).toBe(1);
+    expect(result.stdout.match(/produced no output/g)).toHaveLength(1);
+    expect(result.stdout).toContain("✕ Error\n  claude produced no output for 3 s\n  fix: check that the model provider answers, or raise runs.idle_timeout\n");
+    const runId = /^queued ingest (\S+) /.exec(result.stderr)![1]!;
+    expect(box.run(["jobs", "show", runId, "--json"]).json<JobRecord>()).toMatchObject({ status: "failed", failure_category: "timeout" });
     expect(await settledProcesses(box)).toEqual([]);
   });
 

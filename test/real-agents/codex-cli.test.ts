@@ -49,7 +49,7 @@ let standIn: OpenAIStandIn | undefined;
 
 afterEach(async () => {
   if (box) {
-    await waitForIdle(box, 20_000).catch(() => undefined);
+    await waitForIdle(box);
     box.cleanup();
     box = undefined;
   }

@@ -6,7 +6,7 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { delimiter, join } from "node:path";
-import { FAKE_BIN, ROOT, commitAll, sandbox, writeWiki, type Sandbox } from "../support/cli.js";
+import { FAKE_BIN, ROOT, commitAll, sandbox, waitFor, writeWiki, type Sandbox } from "../support/cli.js";
 import { AGENT_SUBCOMMANDS } from "../../src/lifecycle/agent-tools.js";
 
 export const REAL_BIN = join(ROOT, "node_modules", ".bin");
@@ -121,15 +121,13 @@ export function sandboxProcesses(box: Sandbox): string[] {
   return found;
 }
 
-/** Waits (bounded) until the sandbox has no live process left, then returns what is left. */
-export async function settledProcesses(box: Sandbox, timeoutMs = 20_000): Promise<string[]> {
-  const deadline = Date.now() + timeoutMs;
-  let left = sandboxProcesses(box);
-  while (left.length > 0 && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    left = sandboxProcesses(box);
-  }
-  return left;
+/**
+ * Waits until the sandbox has no live process left (the event), naming what is still alive
+ * while it waits, and returns what is left: nothing, once it resolves.
+ */
+export async function settledProcesses(box: Sandbox): Promise<string[]> {
+  await waitFor(() => sandboxProcesses(box).length === 0, () => `the sandbox's processes to exit: ${sandboxProcesses(box).join("; ")}`);
+  return sandboxProcesses(box);
 }
 
 export type { JobRecord } from "../queue/support.js";

@@ -24,7 +24,7 @@ function quote(arg: string): string {
  * Runs `ca <args>` on a terminal and answers each question as it appears: keys are typed
  * only once the question's text is on the screen, never on a timer.
  */
-export function onTerminal(args: string[], env: NodeJS.ProcessEnv, exchanges: Exchange[], timeoutMs = 20_000): Promise<TerminalResult> {
+export function onTerminal(args: string[], env: NodeJS.ProcessEnv, exchanges: Exchange[]): Promise<TerminalResult> {
   const command = `stty cols 200 rows 50; exec ${[process.execPath, BIN, ...args].map(quote).join(" ")}`;
   const child = spawn("script", ["-qec", command, "/dev/null"], { env, stdio: ["pipe", "pipe", "pipe"] });
   let output = "";
@@ -45,12 +45,12 @@ export function onTerminal(args: string[], env: NodeJS.ProcessEnv, exchanges: Ex
   });
   child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")));
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error(`timed out at question ${step + 1} of ${exchanges.length}; screen so far:\n${output}`));
-    }, timeoutMs);
+    // No deadline of its own (the test's timeout bounds it); a long wait says where it is.
+    const report = setInterval(() => {
+      process.stderr.write(`[test] still at question ${step + 1} of ${exchanges.length}; screen so far:\n${output}\n`);
+    }, 30_000);
     child.on("close", (code) => {
-      clearTimeout(timer);
+      clearInterval(report);
       child.stdin.destroy();
       if (step < exchanges.length) reject(new Error(`exited (${code}) before question ${step + 1}: ${exchanges[step]!.expect}\n${output}`));
       else resolve({ code, output });

@@ -12,10 +12,7 @@ interface StressSummary {
 
 describe("queue stress (CI size)", () => {
   test("5 producers, 50 runs, random SIGKILLs: every run ends, none twice, never two at once, first in first out", () => {
-    const result = spawnSync(process.execPath, [join(ROOT, "test/stress/run-stress.mjs"), "--producers", "5", "--runs", "50"], {
-      encoding: "utf8",
-      timeout: 240_000,
-    });
+    const result = spawnSync(process.execPath, [join(ROOT, "test/stress/run-stress.mjs"), "--producers", "5", "--runs", "50"], { encoding: "utf8" });
     if (result.status !== 0) throw new Error(`stress failed:\n${result.stdout}\n${result.stderr}`);
     const summary = JSON.parse(result.stdout.trim().split("\n").pop()!) as StressSummary;
     console.log(
@@ -27,5 +24,5 @@ describe("queue stress (CI size)", () => {
     // Passing says something only if some runs succeeded and some processes died under them.
     expect(summary.statuses.done).toBeGreaterThan(0);
     expect(summary.kills.total).toBeGreaterThan(0);
-  }, 300_000);
+  }, 900_000);
 });

@@ -183,16 +183,7 @@ export function commitAll(root: string, message = "initial"): string {
   return root;
 }
 
-/** Waits for a condition observable from outside (a file, a status), polling with a bound. */
-export async function waitFor<T>(probe: () => T | undefined | null | false, timeoutMs = 20_000, what = "condition"): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+export { waitFor } from "./wait.js";
 
 /** The unprivileged account root tests run the CLI as (Debian's `nobody`). */
 const NOBODY = { uid: 65534, gid: 65534 };
@@ -207,6 +198,22 @@ export function asUnprivileged(box: Sandbox): Sandbox {
   if (process.getuid?.() !== 0) return box;
   openTree(box.dir);
   return { ...box, run: (args, options = {}) => box.run(args, { ...options, user: NOBODY }) };
+}
+
+/**
+ * Why the tests cannot run the CLI as an unprivileged user here, or null when they can: as
+ * root, `nobody` must be able to reach node and the built CLI, which a checkout under a
+ * folder only root may enter (a home folder of mode 0700, say) does not allow. A test that
+ * needs that user skips, with this reason, instead of failing for the machine's sake.
+ */
+export function unprivilegedUnavailable(): string | null {
+  if (process.getuid?.() !== 0) return null;
+  const probe = spawnSync(process.execPath, ["-e", `require("fs").accessSync(${JSON.stringify(BIN)}, require("fs").constants.R_OK)`], {
+    ...NOBODY,
+    encoding: "utf8",
+  });
+  if (probe.status === 0) return null;
+  return `the unprivileged user (uid ${NOBODY.uid}) cannot read ${BIN} (${probe.error?.message ?? probe.stderr.trim().split("\n").find((line) => line.includes("Error")) ?? `exit ${probe.status}`}); clone the repository where that user can reach it to run this test`;
 }
 
 function openTree(path: string): void {

@@ -93,7 +93,7 @@ describe("ca serve", () => {
     chmodSync(join(bin, "xdg-open"), 0o755);
     const env = { PATH: `${bin}:${box.env.PATH}` };
     const viewer = await startViewer(box, { cwd: emptyRepo(box), open: true, env });
-    expect(await waitFor(() => existsSync(log) && readFileSync(log, "utf8").trim(), 20_000, "the opener")).toBe(viewer.url);
+    expect(await waitFor(() => existsSync(log) && readFileSync(log, "utf8").trim(), "the opener")).toBe(viewer.url);
     const quiet = await startViewer(box, { cwd: emptyRepo(box), env });
     expect(quiet.url).not.toBe(viewer.url);
     expect(readFileSync(log, "utf8").trim()).toBe(viewer.url);

@@ -100,7 +100,7 @@ describe("viewer safety", () => {
     const token = url.searchParams.get("token")!;
     expect(token).toMatch(/^[A-Za-z0-9_-]{32}$/);
     const warning = "codealmanac: warning: listening on 0.0.0.0, not loopback: anyone who can reach it needs the token in the URL above\n";
-    expect(await waitFor(() => viewer.stderr() === warning, 5_000, "the warning")).toBe(true);
+    expect(await waitFor(() => viewer.stderr() === warning, "the warning")).toBe(true);
     const forbidden = { error: { code: "forbidden", message: "this viewer needs its launch token: open the URL `ca serve` printed" } };
     for (const path of ["/api/wikis", "/api/overview", "/api/jobs", "/", "/assets/app.js", `/?token=${token}x`]) {
       const reply = await raw(viewer.origin, path);

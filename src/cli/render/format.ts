@@ -10,10 +10,7 @@ export function humanDuration(ms: number): string {
 }
 
 /** ISO-8601 UTC with Z; the fraction is omitted when zero. */
-export function isoTime(ms: number | null | undefined): string | null {
-  if (ms === null || ms === undefined) return null;
-  return new Date(ms).toISOString().replace(".000Z", "Z");
-}
+export { isoTime } from "../../core/time.js";
 
 export function plural(n: number, word: string, many = `${word}s`): string {
   return `${n} ${n === 1 ? word : many}`;

@@ -1,7 +1,7 @@
 import type { CliContext } from "../context.js";
 import type { HealthReport } from "../../index/views/health.js";
 import type { ValidationIssue } from "../../index/views/validate.js";
-import type { RefreshResult } from "../../index/refresh.js";
+import type { RefreshResult } from "../../index/service.js";
 import { labelled } from "./table.js";
 
 type Row = Record<string, string>;

@@ -5,44 +5,7 @@ import { labelled, renderTable } from "./table.js";
 import { EM_DASH, humanDuration, isoTime } from "./format.js";
 import type { Style } from "./style.js";
 
-/** The JSON shape of a run (`jobs --json`, `jobs show --json`). */
-export function runJson(r: RunRecord) {
-  return {
-    run_id: r.runId,
-    repository_id: r.repositoryId,
-    repository: r.repositoryName,
-    kind: r.kind,
-    status: r.status,
-    title: r.title,
-    summary: r.summary,
-    error: r.error,
-    failure_category: r.failureCategory,
-    created_at: isoTime(r.createdAt),
-    updated_at: isoTime(r.updatedAt),
-    started_at: isoTime(r.startedAt),
-    finished_at: isoTime(r.finishedAt),
-    cancellation_requested_at: isoTime(r.cancelRequestedAt),
-    page_changes: r.pageChanges,
-    commits: r.changes?.commits ?? null,
-    outside_changes: r.changes?.outside ?? null,
-    change_notes: r.changes && r.changes.notes.length > 0 ? r.changes.notes : null,
-    // The product's own commit of the wiki changes; `commits` are the agent's.
-    wiki_commit: r.wikiCommit ? { sha: r.wikiCommit.sha, subject: r.wikiCommit.subject, files: r.wikiCommit.files } : null,
-    harness_transcript: r.harness
-      ? { kind: r.harness.kind, session_id: r.harness.sessionId, transcript_path: r.harness.transcriptPath }
-      : null,
-    execution: r.execution
-      ? {
-          execution_id: r.execution.executionId,
-          pid: r.execution.pid,
-          process_started_at: r.execution.startTime,
-          process_group: r.execution.pgid,
-        }
-      : null,
-    log_path: r.logPath,
-    retry_of: r.retryOf,
-  };
-}
+export { runJson } from "../../runs/json.js";
 
 export function eventJson(e: RunEvent) {
   return omitNulls({
@@ -174,6 +137,8 @@ export function renderSteps(ctx: CliContext, steps: RunStep[]): string {
       if (step.body && step.body.toLowerCase() !== step.title.toLowerCase()) {
         for (const l of step.body.split("\n")) out.push(`  ${step.kind === "error" ? s.red(l) : l}`);
       }
+      // An error's detail is its fix, shown once with the failure (runs/steps.ts).
+      if (step.kind === "error" && step.detail) out.push(`  fix: ${step.detail}`);
     }
   }
   return out.length > 0 ? out.join("\n") + "\n" : "";

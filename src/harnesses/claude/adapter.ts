@@ -16,7 +16,7 @@ import { readCliVersion, runAgentProcess, type AgentProcessExit } from "../agent
 import { decideEnding, type StreamVerdict } from "../ending.js";
 import { conclude, EventSink, failedWith, type Outcome } from "../outcome.js";
 import { HARNESSES } from "../catalog.js";
-import { firstLine } from "../text.js";
+import { firstLine, parseJsonLine } from "../text.js";
 import { atLeast } from "../version.js";
 import { classifyClaudeResult, createClaudeStreamParser, type ClaudeResultLine } from "./stream.js";
 
@@ -111,7 +111,7 @@ async function runClaude(
   sink: EventSink,
 ): Promise<HarnessRunResult> {
   const baseEnv = request.env ?? process.env;
-  const env = childEnv(baseEnv);
+  const env = withStreamIdleTimeout(childEnv(baseEnv), request.idleTimeoutMs);
   const parser = createClaudeStreamParser({ cwd: request.cwd });
 
   const finish = (outcome: Outcome, result: ClaudeResultLine | null) => {
@@ -145,6 +145,7 @@ async function runClaude(
       stdin: request.prompt,
       ...(request.timeoutMs !== undefined ? { timeoutMs: request.timeoutMs } : {}),
       ...(request.idleTimeoutMs !== undefined ? { idleTimeoutMs: request.idleTimeoutMs } : {}),
+      isWaitingNotice: isApiRetryLine,
       ...(request.signal ? { signal: request.signal } : {}),
       exitAfterFinishMs: exitAfterResultMs,
       ...(request.onStderr ? { onStderr: request.onStderr } : {}),
@@ -213,6 +214,37 @@ function childEnv(base: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   // which happens whenever `ca` itself was started from a Claude Code shell.
   delete env.CLAUDECODE;
   return env;
+}
+
+/**
+ * `system/api_retry`: Claude Code retrying a request the model did not answer (2.1.332
+ * prints one about every six minutes while an API that never sends headers keeps it
+ * waiting, ten times over). Not output: the idle timeout counts on through it.
+ */
+export function isApiRetryLine(line: string): boolean {
+  if (!line.includes("api_retry")) return false;
+  const parsed = parseJsonLine(line);
+  return parsed?.type === "system" && parsed.subtype === "api_retry";
+}
+
+/** Claude Code 2.1.332 raises its stream idle timeout to CLAUDE_STREAM_IDLE_TIMEOUT_MS, up to 30 minutes. */
+export const CLAUDE_STREAM_IDLE_LIMIT_MS = 30 * 60_000;
+const STREAM_IDLE_MARGIN_MS = 60_000;
+
+/**
+ * Claude Code has a stream idle timeout of its own: five minutes without a chunk from the
+ * model, counted from its request, which it sends a moment after its first line (so it
+ * would race ours, counted from that line). When it fires it retries without streaming,
+ * or fails, and prints nothing meanwhile. Unless the user set it, it is moved a minute past
+ * `runs.idle_timeout`, so a silent model is stopped once, by our idle timeout, with its
+ * message. Past Claude Code's own limit its timeout fires first; that failure is
+ * classified as a timeout too (classifyClaudeFailure).
+ */
+export function withStreamIdleTimeout(env: NodeJS.ProcessEnv, idleTimeoutMs: number | undefined): NodeJS.ProcessEnv {
+  if (env.CLAUDE_STREAM_IDLE_TIMEOUT_MS !== undefined) return env;
+  if (idleTimeoutMs === undefined || !Number.isFinite(idleTimeoutMs) || idleTimeoutMs <= 0) return env;
+  const ms = Math.min(Math.ceil(idleTimeoutMs) + STREAM_IDLE_MARGIN_MS, CLAUDE_STREAM_IDLE_LIMIT_MS);
+  return { ...env, CLAUDE_STREAM_IDLE_TIMEOUT_MS: String(ms) };
 }
 
 function usageFrom(result: ClaudeResultLine | null): HarnessUsage | null {

@@ -96,6 +96,9 @@ export interface ClaudeFailureInput {
   error?: string;
 }
 
+const STREAM_IDLE_FIX =
+  "check that the model provider answers; Claude Code's own stream idle timeout is CLAUDE_STREAM_IDLE_TIMEOUT_MS (ours, runs.idle_timeout, fires first unless it is set lower)";
+
 export function classifyClaudeFailure(input: ClaudeFailureInput): HarnessFailure {
   const text = input.text.trim();
   const subtype = input.subtype?.trim() || undefined;
@@ -103,6 +106,11 @@ export function classifyClaudeFailure(input: ClaudeFailureInput): HarnessFailure
   const message = text || (subtype ? `claude ${subtype}` : error ? `claude ${error}` : "claude failed");
   if (/not logged in/i.test(text) || /authentication/i.test(text) || error === "authentication_failed") {
     return { provider: "claude", code: "claude.not_authenticated", message, fix: HARNESSES.claude.login };
+  }
+  if (/stream idle timeout/i.test(text)) {
+    // Claude Code's own idle timeout, reached before ours only when it was set lower or ours
+    // is past its limit (claude/adapter.ts, withStreamIdleTimeout): a timeout all the same.
+    return { provider: "claude", code: "timeout", message, fix: STREAM_IDLE_FIX };
   }
   if (subtype === "error_max_turns") return { provider: "claude", code: "claude.error_max_turns", message };
   if (subtype === "error_max_budget_usd") {

@@ -13,7 +13,7 @@ import { HARNESSES } from "../catalog.js";
 import { readCliVersion, runAgentProcess, type AgentProcessExit } from "../agent-process.js";
 import { decideEnding, type StreamVerdict } from "../ending.js";
 import { conclude, EventSink, failedWith, type Outcome } from "../outcome.js";
-import { firstLine } from "../text.js";
+import { firstLine, parseJsonLine } from "../text.js";
 import type { HarnessEvent } from "../events.js";
 import type { AgentCommands, HarnessAdapter, HarnessReadiness, HarnessRunRequest, HarnessRunResult } from "../types.js";
 import { atLeast } from "../version.js";
@@ -146,6 +146,7 @@ async function runCodex(executable: string, exitAfterTurnMs: number, request: Ha
       stdin: viaStdin ? request.prompt : null,
       ...(request.timeoutMs !== undefined ? { timeoutMs: request.timeoutMs } : {}),
       ...(request.idleTimeoutMs !== undefined ? { idleTimeoutMs: request.idleTimeoutMs } : {}),
+      isWaitingNotice: isReconnectNotice,
       ...(request.signal ? { signal: request.signal } : {}),
       exitAfterFinishMs: exitAfterTurnMs,
       onStderr: (chunk) => {
@@ -217,6 +218,18 @@ function refusedWriteEvent(reason: string, threadId: string | null): HarnessEven
   };
   if (threadId) event.provider_session_id = threadId;
   return event;
+}
+
+/**
+ * `{"type":"error","message":"Reconnecting... 2/5 (…)"}`: Codex retrying a stream the model
+ * went silent on (its own stream idle timeout is five minutes, like ours by default). Shown
+ * as it comes, but not output: otherwise each retry would re-arm our idle timeout and a model
+ * that never answers would hold the run until Codex ran out of retries.
+ */
+export function isReconnectNotice(line: string): boolean {
+  if (!line.includes("Reconnecting")) return false;
+  const parsed = parseJsonLine(line);
+  return parsed?.type === "error" && typeof parsed.message === "string" && parsed.message.startsWith("Reconnecting...");
 }
 
 function notFoundMessage(executable: string): string {

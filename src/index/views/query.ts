@@ -30,7 +30,9 @@ export function excerpter(tokens: string[]): (body: string) => string | null {
   const first = new RegExp(`(?<![\\p{L}\\p{N}_])(?:${escaped.join("|")})`, "iu");
   return (body) => {
     const hit = first.exec(body)?.index ?? 0;
-    // Walk back a few words from the hit, then forward to fill the window.
+    // Walk back a few words from the hit, then forward to fill the window. matchAll starts
+    // where WORD's lastIndex stands, which the walk below leaves past the last excerpt.
+    WORD.lastIndex = 0;
     const before = [...body.slice(Math.max(0, hit - 200), hit).matchAll(WORD)];
     const backWords = before.slice(-LEAD_WORDS);
     const start = backWords.length > 0 ? Math.max(0, hit - 200) + backWords[0]!.index : hit;

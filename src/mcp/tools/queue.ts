@@ -1,6 +1,7 @@
 import * as z from "zod/mini";
 import type { Receipt } from "../../queue/producer.js";
 import type { RunRecord } from "../../runs/model.js";
+import { runSummaryJson } from "../../runs/json.js";
 import type { QueuePort } from "../deps.js";
 import { wikiArgument, wikiField } from "./common.js";
 import type { ToolContext } from "./context.js";
@@ -107,21 +108,22 @@ export const jobStatusTool = (context: ToolContext) =>
     },
   });
 
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
+/** The shared run summary (runs/json.ts), cut to what the tool's output schema promises. */
 function statusOf(run: RunRecord): StatusOutput {
+  const s = runSummaryJson(run);
   return {
-    run_id: run.runId,
-    kind: run.kind,
-    status: run.status,
-    wiki: run.repositoryName,
-    title: run.title,
-    summary: run.summary,
-    error: run.error,
-    created_at: iso(run.createdAt)!,
-    started_at: iso(run.startedAt),
-    finished_at: iso(run.finishedAt),
-    page_changes: run.pageChanges,
+    run_id: s.run_id,
+    kind: s.kind,
+    status: s.status,
+    wiki: s.repository,
+    title: s.title,
+    summary: s.summary,
+    error: s.error,
+    created_at: s.created_at!,
+    started_at: s.started_at,
+    finished_at: s.finished_at,
+    page_changes: s.page_changes,
   };
 }
 

@@ -59,12 +59,12 @@ export const readPageTool = (context: ToolContext) =>
     run: async (args) => {
       const wiki = await context.wikis.open(args.wiki);
       const view = await wiki.index.show(args.slug);
-      const data = pageOutput(wiki, view, args.part ?? null);
+      const data = await pageOutput(wiki, view, args.part ?? null);
       return { data, text: pageText(data, truncationOf(view)) };
     },
   });
 
-function pageOutput(wiki: OpenWiki, view: PageView, part: Part | null): PageOutput {
+async function pageOutput(wiki: OpenWiki, view: PageView, part: Part | null): Promise<PageOutput> {
   const name = wiki.repository.name;
   const base = {
     ...pageSummary(name, { ...view, path: almanacRelative(wiki.index.almanacPath, view.file_path) }),
@@ -73,7 +73,7 @@ function pageOutput(wiki: OpenWiki, view: PageView, part: Part | null): PageOutp
     truncated: view.truncated,
   };
   const wants = (p: Part) => part === null || part === p;
-  const linked = wants("links") || wants("backlinks") ? pagesBySlug(wiki.index.db, [...view.page_links_out, ...view.page_links_in]) : new Map();
+  const linked = wants("links") || wants("backlinks") ? await wiki.index.read((db) => pagesBySlug(db, [...view.page_links_out, ...view.page_links_in])) : new Map();
   const link = (slug: string) => ({ slug, title: linked.get(slug)?.title ?? null, exists: linked.has(slug) });
   return {
     ...base,

@@ -55,7 +55,7 @@ export const topicsTool = (context: ToolContext) =>
         return { data, text: graphText(data) };
       }
       const detail = await wiki.index.topic(args.topic, args.descendants === true);
-      const rows = pagesBySlug(wiki.index.db, detail.pages);
+      const rows = await wiki.index.read((db) => pagesBySlug(db, detail.pages));
       const pages = detail.pages.map((slug) => ({ slug, title: rows.get(slug)?.title ?? null, summary: rows.get(slug)?.summary ?? null }));
       const data: TopicsOutput = { wiki: name, topic: { ...detail, pages } };
       return { data, text: topicText(data) };

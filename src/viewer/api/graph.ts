@@ -1,5 +1,4 @@
 import type { Hono } from "hono";
-import type { Db } from "../../core/sqlite.js";
 import type { ViewerDeps } from "../deps.js";
 import { graphRows } from "../../index/views/viewer.js";
 import { selectedWiki, type ViewerEnv } from "../selection.js";
@@ -23,13 +22,12 @@ export function graphRoutes(app: Hono<ViewerEnv>, deps: ViewerDeps): void {
   const cache = new GenerationCache<string>();
   app.get("/api/graph", async (c) => {
     const wiki = await selectedWiki(c, deps);
-    const text = await cache.get(wiki, () => JSON.stringify({ wiki: wiki.repository.name, ...graphOf(wiki.live.index.db) }));
+    const text = await cache.get(wiki, async () => JSON.stringify({ wiki: wiki.repository.name, ...graphOf(await wiki.live.index.read(graphRows)) }));
     return c.body(text, 200, { "Content-Type": "application/json" });
   });
 }
 
-function graphOf(db: Db): { nodes: GraphNode[]; edges: GraphEdge[] } {
-  const rows = graphRows(db);
+function graphOf(rows: ReturnType<typeof graphRows>): { nodes: GraphNode[]; edges: GraphEdge[] } {
   const nodes: GraphNode[] = rows.pages.map((p) => ({ id: `page:${p.slug}`, kind: "page", label: p.title, slug: p.slug }));
   const topics = new Map(rows.topics.map((t) => [t.slug, t.title]));
   // A tag or parent naming a topic topics.yaml does not declare still gets a node.

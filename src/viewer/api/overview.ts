@@ -20,16 +20,16 @@ export function overviewRoutes(app: Hono<ViewerEnv>, deps: ViewerDeps): void {
 
 async function overview(wiki: SelectedWiki): Promise<object> {
   const { index } = wiki.live;
-  const navigation = pagesByPath(index.db).map(pageSummary);
+  const navigation = (await index.read(pagesByPath)).map(pageSummary);
   const topics = await index.topics();
-  const readme = pagesBySlug(index.db, ["README"]).get("README");
+  const readme = (await index.read((db) => pagesBySlug(db, ["README"]))).get("README");
   // Dead file references count as warnings too: they are as old as the last change to the wiki.
   const issues = await index.issues();
   return {
     wiki: { repository_id: wiki.repository.repositoryId, name: wiki.repository.name, root_path: wiki.repository.rootPath },
     page_count: navigation.length,
     topic_count: topics.length,
-    pages: recentPages(index.db, RECENT_PAGES).map(pageSummary),
+    pages: (await index.read((db) => recentPages(db, RECENT_PAGES))).map(pageSummary),
     navigation,
     topics,
     featured: readme ? pageSummary(readme) : null,

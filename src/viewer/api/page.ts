@@ -6,7 +6,8 @@ import { badRequest } from "../errors.js";
 import { pagesBySlug } from "../../index/views/viewer.js";
 import { fileRoute, pageRoute } from "../routes.js";
 import { selectedWiki, type ViewerEnv } from "../selection.js";
-import { iso, pageSummary, type PageSummary } from "../shapes.js";
+import { pageSummary, type PageSummary } from "../shapes.js";
+import { isoTime } from "../../core/time.js";
 
 const PREFIX = "/api/page/";
 const LINKABLE_SOURCE = /^(https?:\/\/|mailto:)[^\s"'<>\\]+$/i;
@@ -18,7 +19,7 @@ export function pageRoutes(app: Hono<ViewerEnv>, deps: ViewerDeps): void {
     const wiki = await selectedWiki(c, deps);
     const { index } = wiki.live;
     const view = await index.show(slug);
-    const linked = pagesBySlug(index.db, [view.slug, ...view.page_links_in, ...view.page_links_out]);
+    const linked = await index.read((db) => pagesBySlug(db, [view.slug, ...view.page_links_in, ...view.page_links_out]));
     const summaries = (slugs: string[]) => slugs.flatMap((s) => (linked.has(s) ? [pageSummary(linked.get(s)!)] : []));
     const row = linked.get(view.slug)!;
     const { renderPageHtml } = await import("../../wiki/render-html.js");
@@ -49,7 +50,7 @@ export function pageRoutes(app: Hono<ViewerEnv>, deps: ViewerDeps): void {
       files: view.file_refs,
       sources: sourcesOf(view, rendered.citations),
       related: related(view.slug, backlinks, summaries(view.page_links_out)),
-      updated_at: iso(view.updated_at * 1000),
+      updated_at: isoTime(view.updated_at * 1000),
     });
   });
 }

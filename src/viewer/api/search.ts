@@ -7,7 +7,7 @@ import { plainText } from "../../wiki/plain-text.js";
 import type { ViewerDeps } from "../deps.js";
 import { limitParam, repositoryPathParam } from "../params.js";
 import { selectedWiki, type ViewerEnv } from "../selection.js";
-import { iso } from "../shapes.js";
+import { isoTime } from "../../core/time.js";
 
 const SEARCH_LIMIT = { fallback: 50, max: 1000 };
 
@@ -51,7 +51,7 @@ function searchPage(almanacPath: string, hit: SearchHit) {
     summary: hit.summary,
     path: relative(almanacPath, hit.file_path).split("\\").join("/"),
     topics: hit.topics,
-    updated_at: iso(hit.updated_at * 1000),
+    updated_at: isoTime(hit.updated_at * 1000),
     matched_heading: hit.matched_heading,
     // Shown as text in the browser, so without Markdown marks; the CLI and MCP keep them for agents.
     excerpt: hit.excerpt === null ? null : plainText(hit.excerpt),

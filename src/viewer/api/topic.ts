@@ -12,7 +12,7 @@ export function topicRoutes(app: Hono<ViewerEnv>, deps: ViewerDeps): void {
     const wiki = await selectedWiki(c, deps);
     const { index } = wiki.live;
     const topic = await index.topic(c.req.param("slug"), descendants);
-    const rows = pagesBySlug(index.db, topic.pages);
+    const rows = await index.read((db) => pagesBySlug(db, topic.pages));
     return c.json({
       wiki: wiki.repository.name,
       slug: topic.slug,

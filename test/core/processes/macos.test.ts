@@ -115,7 +115,6 @@ function signalLog(mac: MacOs) {
 }
 
 const sorted = (values: number[]) => [...values].sort((a, b) => a - b);
-const forever = Number.POSITIVE_INFINITY;
 
 let lab: Lab;
 let mac: MacOs;
@@ -159,7 +158,7 @@ describe.runIf(isLinux)("the macOS backend, against real processes", () => {
 
     expect(mac.os.signalVerified(id, "SIGKILL")).toBe(true);
     await exited(child);
-    await waitFor(() => mac.os.probeProcess(id) === "gone", "ps to stop listing the child", forever);
+    await waitFor(() => mac.os.probeProcess(id) === "gone", "ps to stop listing the child");
     expect(await mac.os.waitForExit(id, 0)).toBe(true);
   });
 
@@ -199,7 +198,7 @@ describe.runIf(isLinux)("the macOS backend, against real processes", () => {
     // Kill the executor: the agent, orphaned, is still in the executor's group.
     process.kill(run.executor.pid, "SIGKILL");
     await exited(run.child);
-    await waitFor(() => parentOf(run.agent.pid) !== run.executor.pid, "the agent to be orphaned", forever);
+    await waitFor(() => parentOf(run.agent.pid) !== run.executor.pid, "the agent to be orphaned");
     expect(sorted(mac.os.findExecutionProcesses(bare).map((id) => id.pid))).toEqual(sorted([run.agent.pid, run.grandchild.pid]));
     expect(await mac.os.killExecutionLeftovers(bare)).toEqual({ confirmed: true, survivors: [] });
     expect(mac.os.isProcessAlive(run.agent)).toBe(false);
@@ -211,7 +210,7 @@ describe.runIf(isLinux)("the macOS backend, against real processes", () => {
     process.kill(run.executor.pid, "SIGKILL");
     process.kill(run.agent.pid, "SIGKILL");
     await exited(run.child);
-    await waitFor(() => parentOf(run.grandchild.pid) !== run.agent.pid, "the grandchild to be orphaned", forever);
+    await waitFor(() => parentOf(run.grandchild.pid) !== run.agent.pid, "the grandchild to be orphaned");
 
     expect(mac.os.findExecutionProcesses(run.target)).toEqual([run.grandchild]);
     // macOS omits the environment of a restricted binary: the marker cannot reach it.
@@ -244,7 +243,7 @@ describe.runIf(isLinux)("the macOS backend, against real processes", () => {
     const child = lab.spawn("sleeper.mjs", ["--pid-file", lab.pidFile("frozen")], { detached: true });
     const id = mac.identity((await lab.waitPid("frozen")).pid);
     process.kill(id.pid, "SIGSTOP");
-    await waitFor(() => stateOf(id.pid)?.startsWith("T") === true, "the process to stop", forever);
+    await waitFor(() => stateOf(id.pid)?.startsWith("T") === true, "the process to stop");
     expect(mac.backend.readInfo(id.pid)?.state).toMatch(/^T/);
 
     const log = signalLog(mac);
@@ -290,7 +289,7 @@ describe.runIf(isLinux)("the macOS backend, against real processes", () => {
     const child = lab.spawn("zombie-parent.mjs", ["--dir", lab.dir], { detached: true });
     const parent = mac.identity((await lab.waitPid("parent")).pid);
     const zombiePid = Number(readFileSync(lab.pidFile("zombie"), "utf8"));
-    await waitFor(() => stateOf(zombiePid)?.startsWith("Z") === true, "the child to become a zombie", forever);
+    await waitFor(() => stateOf(zombiePid)?.startsWith("Z") === true, "the child to become a zombie");
 
     const row = mac.backend.readInfo(zombiePid);
     expect(row).toMatchObject({ pid: zombiePid, ppid: parent.pid, state: "Z" });

@@ -5,7 +5,6 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { setTimeout as sleep } from "node:timers/promises";
 import {
   compareStartTimes,
   isProcessAlive,
@@ -14,6 +13,7 @@ import {
   readProcessStartTime,
 } from "../../../src/core/processes/index.js";
 import type { ProcessIdentity } from "../../../src/core/processes/index.js";
+import { waitFor as waitUntil } from "../../support/wait.js";
 
 export const MARKER_KEY = "CODEALMANAC_EXECUTION_ID";
 export const isLinux = process.platform === "linux";
@@ -22,13 +22,9 @@ export function fixture(name: string): string {
   return fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
 }
 
-/** Polls `condition` every 10 ms; throws after `timeoutMs` naming what it waited for. */
-export async function waitFor(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(10);
-  }
+/** Waits for `condition` (an event), naming what it waits for; bounded only by the test's timeout. */
+export async function waitFor(condition: () => boolean, what: string): Promise<void> {
+  await waitUntil(condition, what);
 }
 
 /** Resolves with the exit code/signal of a child we spawned (immediately if it already exited). */
@@ -150,9 +146,7 @@ export class Lab {
         // already gone
       }
     }
-    await waitFor(() => candidates.every((id) => !isProcessAlive(id)), "test processes to die", 5_000).catch(
-      () => undefined,
-    );
+    await waitFor(() => candidates.every((id) => !isProcessAlive(id)), "test processes to die");
     rmSync(this.dir, { recursive: true, force: true });
   }
 }

@@ -71,7 +71,7 @@ export async function render({ route, main, signal }) {
 
 function runPanel(wiki, run) {
   const start = runStart(run);
-  const harness = run.harness?.kind ? `${run.harness.kind} session` : null;
+  const harness = run.harness_transcript?.kind ? `${run.harness_transcript.kind} session` : null;
   const meta = el("p", { class: "job-meta muted", testid: "job-meta" }, el("span", { class: "tag", text: run.kind }));
   const bits = [start ? el("span", { text: dateTime(start) }) : null, el("span", { class: "job-elapsed", text: runElapsed(run) }), harness ? el("span", { text: harness }) : null];
   for (const bit of bits) if (bit) meta.append(" · ", bit);
