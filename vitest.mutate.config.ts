@@ -8,7 +8,7 @@ import { defineConfig } from "vitest/config";
  */
 export default defineConfig({
   test: {
-    include: ["test/runs/*.test.ts", "test/sync/{plan,service,store}.test.ts", "test/**/*-unit.test.ts"],
+    include: ["test/runs/*.test.ts", "test/sync/{plan,service,store}.test.ts", "test/wiki/file-refs.test.ts", "test/**/*-unit.test.ts"],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     globalSetup: ["test/support/global-setup.ts"],

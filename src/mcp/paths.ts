@@ -13,7 +13,8 @@ export function repositoryPath(input: string, root: string): string {
   const text = expandHome(input.trim()).replace(/\\/g, "/");
   if (text === "") throw invalid("path must not be empty");
   const rel = isAbsolute(text) ? insideRoot(text, root) : text;
-  const walked = rel === null ? null : walkRepositoryPath(rel, { climb: "resolve" });
+  // path.relative drops a trailing slash, the only sign of a folder for a path that does not exist.
+  const walked = rel === null ? null : walkRepositoryPath(text.endsWith("/") ? `${rel}/` : rel, { climb: "resolve" });
   if (walked === null) throw invalid(`path is outside the repository ${root}: ${input.trim()}`);
   if (walked.path === "") throw invalid("path names the repository root; name a file or folder inside it");
   return walked.path;

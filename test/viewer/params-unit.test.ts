@@ -87,12 +87,14 @@ describe("choices", () => {
 });
 
 describe("repository paths", () => {
-  test("a repository-relative file or folder is kept as given, trimmed", () => {
+  test("a repository-relative file or folder is normalized as file sources are, a folder keeping its slash", () => {
     expect(repositoryPathParam("src/app.ts")).toBe("src/app.ts");
     expect(repositoryPathParam(" src/ ")).toBe("src/");
-    expect(repositoryPathParam("./src")).toBe("./src");
+    expect(repositoryPathParam("./src")).toBe("src");
+    expect(repositoryPathParam("src//lib/./x.ts")).toBe("src/lib/x.ts");
+    expect(repositoryPathParam("src/.")).toBe("src/");
     expect(repositoryPathParam("a..b/c")).toBe("a..b/c");
-    expect(repositoryPathParam("src\\app.ts")).toBe("src\\app.ts");
+    expect(repositoryPathParam("src\\app.ts")).toBe("src/app.ts");
     expect(repositoryPathParam("notes/a:b.md")).toBe("notes/a:b.md");
   });
 
