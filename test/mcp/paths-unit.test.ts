@@ -37,6 +37,7 @@ describe("relative paths", () => {
     expect(repositoryPath("  ./src//app.ts  ", root)).toBe("src/app.ts");
     expect(repositoryPath("src\\app.ts", root)).toBe("src/app.ts");
     expect(repositoryPath("src/../lib/x.ts", root)).toBe("lib/x.ts");
+    expect(repositoryPath("src/lib/..", root)).toBe("src/");
     expect(repositoryPath("src/", root)).toBe("src/");
     expect(repositoryPath("src//", root)).toBe("src/");
     expect(repositoryPath("src", root)).toBe("src");

@@ -160,6 +160,20 @@ describe("listings and counts", () => {
     expect(l.runs.runningRuns().map((r) => r.runId)).toEqual([first, second]);
   });
 
+  test("the runs that will run before a queued one are those queued or running ahead of it", () => {
+    l = ledger();
+    const running = queue();
+    claim(running);
+    const done = queue();
+    l.runs.finishRun(done, 2_500, { status: "done" });
+    queue();
+    const mine = l.runs.requireRun(queue());
+    queue();
+    expect(l.runs.unfinishedRunsAhead(mine.seq)).toBe(2);
+    expect(l.runs.runsAhead(mine.seq)).toBe(1);
+    expect(l.runs.unfinishedRunsAhead(l.runs.requireRun(running).seq)).toBe(0);
+  });
+
   test("warnings are counted per run, for the runs asked about", () => {
     l = ledger();
     const a = queue();
