@@ -1,6 +1,6 @@
 import type { LockStore } from "../runs/lock-store.js";
 import type { RunRecord } from "../runs/model.js";
-import type { ProcessControl } from "./ports.js";
+import type { ProcessControl, ProcessIdentity } from "./ports.js";
 
 export interface AbandonedWatchDeps {
   locks: LockStore;
@@ -20,8 +20,11 @@ export interface AbandonedWatchDeps {
  * the queue. The liveness rules are the reaper's and the lock's own.
  */
 export class AbandonedRunWatch {
-  /** The worker this follower started, so a slow start-up is not answered with another. */
-  private woken: number | null = null;
+  /**
+   * The worker this follower started (pid and start time), so a slow start-up is not answered
+   * with another, and a pid reused by some other process later does not pass for it.
+   */
+  private woken: ProcessIdentity | null = null;
 
   constructor(private readonly deps: AbandonedWatchDeps) {}
 
@@ -29,7 +32,10 @@ export class AbandonedRunWatch {
   async check(record: RunRecord): Promise<boolean> {
     if (!this.abandoned(record)) return false;
     const started = await this.deps.recover();
-    if (started !== null) this.woken = started;
+    if (started !== null) {
+      const startTime = this.deps.processes.startTimeOf(started);
+      this.woken = startTime === null ? null : { pid: started, startTime };
+    }
     return true;
   }
 
@@ -42,7 +48,7 @@ export class AbandonedRunWatch {
     }
     if (record.status === "queued") {
       if (this.liveWorker(null)) return false;
-      return this.woken === null || this.deps.processes.startTimeOf(this.woken) === null;
+      return this.woken === null || this.deps.processes.probe(this.woken) !== "alive";
     }
     return false;
   }

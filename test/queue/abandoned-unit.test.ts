@@ -112,14 +112,38 @@ describe("a queued run", () => {
     const watch = fresh();
     const run = l.runs.requireRun(enqueue(l));
     worker("dead", { alive: false });
+    // The spawned worker exists as soon as the spawn returns.
     started.push(9001);
+    processes.live.set(9001, "st-9001");
     expect(await watch.check(run)).toBe(true);
     // The worker it started is still starting up (it has not taken the lock yet): no second one.
-    processes.live.set(9001, "st-9001");
     expect(await watch.check(run)).toBe(false);
     expect(recoveries).toBe(1);
     // It died without draining: recover again.
     processes.kill(9001);
+    expect(await watch.check(run)).toBe(true);
+    expect(recoveries).toBe(2);
+  });
+
+  test("a pid that another process took over does not pass for the worker it woke", async () => {
+    const watch = fresh();
+    const run = l.runs.requireRun(enqueue(l));
+    worker("dead", { alive: false });
+    started.push(9001);
+    processes.live.set(9001, "st-9001");
+    expect(await watch.check(run)).toBe(true);
+    processes.kill(9001);
+    processes.live.set(9001, "someone-else");
+    expect(await watch.check(run)).toBe(true);
+    expect(recoveries).toBe(2);
+  });
+
+  test("a woken worker that was already gone when the spawn returned is not waited for", async () => {
+    const watch = fresh();
+    const run = l.runs.requireRun(enqueue(l));
+    worker("dead", { alive: false });
+    started.push(9001);
+    expect(await watch.check(run)).toBe(true);
     expect(await watch.check(run)).toBe(true);
     expect(recoveries).toBe(2);
   });
