@@ -385,7 +385,7 @@ export class IndexWriter {
     for (const topic of topics) statements.insertTopic.run(slug, topic);
     for (const ref of page.file_refs) statements.insertRef.run(slug, ref.path, ref.original_path, ref.is_dir ? 1 : 0);
     page.sources.forEach((s, i) =>
-      statements.insertSource.run(slug, i, s.source_id, s.source_type, s.target, s.title, s.retrieved_at, s.note),
+      statements.insertSource.run(slug, i, s.source_id, s.source_type, s.target, s.title, s.retrieved_at, s.note, s.lines, s.fingerprint, s.verified_at),
     );
     for (const id of new Set(page.citations)) statements.insertCitation.run(slug, id);
     for (const target of new Set(page.links)) statements.insertLink.run(slug, target);
@@ -486,7 +486,7 @@ function prepareStatements(db: Db): Statements {
     insertTopic: db.prepare("INSERT OR IGNORE INTO page_topics (page_slug, topic) VALUES (?, ?)"),
     insertRef: db.prepare("INSERT OR IGNORE INTO file_refs (page_slug, path, original_path, is_dir) VALUES (?, ?, ?, ?)"),
     insertSource: db.prepare(
-      "INSERT INTO page_sources (page_slug, ordinal, source_id, source_type, target, title, retrieved_at, note) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+      "INSERT INTO page_sources (page_slug, ordinal, source_id, source_type, target, title, retrieved_at, note, lines, fingerprint, verified_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
     ),
     insertCitation: db.prepare("INSERT OR IGNORE INTO page_citations (page_slug, source_id) VALUES (?, ?)"),
     insertLink: db.prepare("INSERT OR IGNORE INTO page_links (source_slug, target_slug) VALUES (?, ?)"),

@@ -96,6 +96,9 @@ const PAGE_TABLES = `
           title TEXT,
           retrieved_at TEXT,
           note TEXT,
+          lines TEXT,
+          fingerprint TEXT,
+          verified_at TEXT,
           PRIMARY KEY (page_slug, ordinal)
         ) WITHOUT ROWID;
 
@@ -179,4 +182,5 @@ export const indexMigrations: Migration[] = [
     up: (db) => db.exec("DELETE FROM meta WHERE key IN ('stat_signature', 'folder_listings')"),
   },
   { version: 5, name: "contentless search table; sections keep spans into the page file, not its text", up: recreate },
+  { version: 6, name: "file sources keep their cited lines and evidence stamp", up: recreate },
 ];

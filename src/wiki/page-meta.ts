@@ -3,6 +3,7 @@ import { SOURCE_TYPES } from "./types.js";
 import type { PageProblem, PageSource, SourceType } from "./types.js";
 import type { FrontmatterSplit } from "./frontmatter.js";
 import { normalizeTopicList } from "./topic-list.js";
+import { formatLineRange, parseLineRange } from "./evidence.js";
 import { isPlainMapping, parseYamlSource, yamlValue } from "./yaml-source.js";
 import type { ParsedYaml } from "./yaml-source.js";
 
@@ -90,7 +91,7 @@ function readSources(value: unknown, parsed: ParsedYaml, problems: PageProblem[]
   value.forEach((entry: unknown, index) => {
     const item: unknown = isSeq(node) ? node.items[index] : undefined;
     const offset = isNode(item) ? item.range?.[0] : undefined;
-    const source = readSource(entry);
+    const source = readSource(entry, (message) => problem(message, offset));
     if (!source) {
       problem(`source #${index + 1} must include id, supported type, and target`, offset);
       return;
@@ -101,7 +102,7 @@ function readSources(value: unknown, parsed: ParsedYaml, problems: PageProblem[]
   return sources;
 }
 
-function readSource(entry: unknown): PageSource | null {
+function readSource(entry: unknown, problem: (message: string) => void): PageSource | null {
   if (!isPlainMapping(entry)) return null;
   const id = nonEmptyString(entry.id);
   const type = entry.type;
@@ -115,7 +116,24 @@ function readSource(entry: unknown): PageSource | null {
     title: nonEmptyString(entry.title),
     retrieved_at: dateText(entry.retrieved_at),
     note: nonEmptyString(entry.note),
+    ...readEvidence(entry, type, id, problem),
   };
+}
+
+type Evidence = Pick<PageSource, "lines" | "fingerprint" | "verified_at">;
+
+/** A file source's line range and stamp; a range that cannot be read is reported and ignored. */
+function readEvidence(entry: Record<string, unknown>, type: SourceType, id: string, problem: (message: string) => void): Evidence {
+  const evidence: Evidence = { lines: null, fingerprint: null, verified_at: null };
+  if (type !== "file") return evidence;
+  if (entry.lines !== undefined && entry.lines !== null) {
+    const parsed = parseLineRange(entry.lines);
+    if ("error" in parsed) problem(`source ${id}: ${parsed.error}`);
+    else evidence.lines = formatLineRange(parsed.range);
+  }
+  evidence.fingerprint = nonEmptyString(entry.fingerprint);
+  evidence.verified_at = nonEmptyString(entry.verified_at);
+  return evidence;
 }
 
 function isSourceType(value: unknown): value is SourceType {

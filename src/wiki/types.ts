@@ -11,6 +11,11 @@ export type PageSource = {
   title: string | null;
   retrieved_at: string | null;
   note: string | null;
+  /** A file source's cited lines, as `40-88` or `40`; null for the whole file (and other types). */
+  lines: string | null;
+  /** The product's stamp: a fingerprint of what was cited, and the commit it was read at. */
+  fingerprint: string | null;
+  verified_at: string | null;
 };
 
 export type FileRef = {

@@ -188,8 +188,8 @@ describe("show", () => {
       updated_at: UPDATED,
       topics: ["concepts", "ops"],
       sources: [
-        { source_id: "sh", source_type: "file", target: "src/deploy.sh", title: null, retrieved_at: null, note: "The script we run" },
-        { source_id: "ci", source_type: "file", target: "./Scripts/CI/", title: null, retrieved_at: null, note: null },
+        { source_id: "sh", source_type: "file", target: "src/deploy.sh", title: null, retrieved_at: null, note: "The script we run", lines: null },
+        { source_id: "ci", source_type: "file", target: "./Scripts/CI/", title: null, retrieved_at: null, note: null, lines: null },
         {
           source_id: "web",
           source_type: "web",
@@ -197,6 +197,7 @@ describe("show", () => {
           title: "Shipping guide",
           retrieved_at: expect.stringMatching(/^2026-07-01/) as unknown as string,
           note: null,
+          lines: null,
         },
       ],
       file_refs: [

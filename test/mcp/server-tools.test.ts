@@ -110,7 +110,7 @@ describe("ca mcp tools", () => {
       links: [{ slug: "architecture/index-refresh", title: "Index refresh", exists: true }],
       backlinks: [{ slug: "architecture/index-refresh", title: "Index refresh", exists: true }],
       files: [{ path: "src/queue/worker.ts", is_dir: false }],
-      sources: [{ source_id: "worker", source_type: "file", target: "src/queue/worker.ts", title: null, retrieved_at: null, note: null }],
+      sources: [{ source_id: "worker", source_type: "file", target: "src/queue/worker.ts", title: null, retrieved_at: null, note: null, lines: null }],
     });
     const text = textOf(whole);
     expect(text.startsWith("# Run queue\nslug: architecture/run-queue · wiki: repo · file: almanac/architecture/run-queue.md")).toBe(true);

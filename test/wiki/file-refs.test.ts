@@ -3,7 +3,7 @@ import { fileRefsFromSources, normalizeRefPath } from "../../src/wiki/file-refs.
 import type { PageSource, SourceType } from "../../src/wiki/page.js";
 
 function source(target: string | null, type: SourceType = "file", id = "s"): PageSource {
-  return { source_id: id, source_type: type, target, title: null, retrieved_at: null, note: null };
+  return { source_id: id, source_type: type, target, title: null, retrieved_at: null, note: null, lines: null, fingerprint: null, verified_at: null };
 }
 
 describe("normalizeRefPath", () => {

@@ -38,6 +38,9 @@ describe("parsePage: the spec's example page", () => {
         title: null,
         retrieved_at: null,
         note: "Where sessions are minted.",
+        lines: null,
+        fingerprint: null,
+        verified_at: null,
       },
     ]);
     expect(parsed.file_refs).toEqual([
@@ -230,6 +233,9 @@ describe("parsePage: sources", () => {
       title: "Example",
       retrieved_at: "2026-07-01",
       note: "Checked.",
+      lines: null,
+      fingerprint: null,
+      verified_at: null,
     });
     expect(parsed.sources.map((s) => s.retrieved_at)).toEqual([
       "2026-07-01",

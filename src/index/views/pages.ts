@@ -13,6 +13,8 @@ export interface PageSourceView {
   title: string | null;
   retrieved_at: string | null;
   note: string | null;
+  /** A file source's cited lines (`40-88`), or null. */
+  lines: string | null;
 }
 
 export interface PageView {
@@ -155,7 +157,7 @@ export function showPage(db: Db, almanacPath: string, wikiRoot: string, input: s
     .get(slug) as PageRow;
   const sources = db
     .prepare(
-      "SELECT source_id, source_type, target, title, retrieved_at, note FROM page_sources WHERE page_slug = ? ORDER BY ordinal",
+      "SELECT source_id, source_type, target, title, retrieved_at, note, lines FROM page_sources WHERE page_slug = ? ORDER BY ordinal",
     )
     .all(slug) as PageSourceView[];
   const refs = db

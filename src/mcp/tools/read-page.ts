@@ -33,6 +33,7 @@ const SourceSchema = z.object({
   title: z.nullable(z.string()),
   retrieved_at: z.nullable(z.string()),
   note: z.nullable(z.string()),
+  lines: z.nullable(z.string()).check(z.describe("a file source's cited lines, as 40-88 or 40")),
 });
 
 const OUTPUT = z.extend(PageSummarySchema, {

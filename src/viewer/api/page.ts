@@ -78,6 +78,7 @@ function sourcesOf(view: PageView, citations: string[]) {
     title: source.title,
     note: source.note,
     retrieved_at: source.retrieved_at,
+    lines: source.lines,
     citation_number: position.get(source.source_id) ?? null,
     // Only a web source's own address becomes a link, and only to the web or mail.
     href: source.source_type === "web" && source.target !== null && LINKABLE_SOURCE.test(source.target) ? source.target : null,
