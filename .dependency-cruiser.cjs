@@ -46,6 +46,7 @@ module.exports = {
       harnesses: ["core"],
       sources: ["core"],
       index: ["core", "wiki", "repositories"],
+      evidence: ["core", "wiki", "index"],
       queue: ["core", "runs", "repositories"],
       config: ["core", "harnesses", "automation"],
       automation: ["core", "config", "harnesses", "repositories", "wiki"],

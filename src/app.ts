@@ -6,6 +6,7 @@ import { openDatabase, type Db } from "./core/sqlite.js";
 import { repositoryMigrations } from "./repositories/schema.js";
 import { RepositoryStore } from "./repositories/store.js";
 import { RepositoriesService } from "./repositories/service.js";
+import type { DriftService } from "./evidence/service.js";
 import type { Recovery } from "./repositories/recovery.js";
 import { isProductError } from "./core/errors.js";
 import { stateDatabaseFailure } from "./setup/state-database.js";
@@ -215,6 +216,12 @@ export class App {
       },
       scaffold: scaffoldWiki,
     });
+  }
+
+  /** `ca drift` and the stale-page findings: git read in batches, the wiki's evidence from its index. */
+  async drift(): Promise<DriftService> {
+    const [{ DriftService }, commands] = await Promise.all([import("./evidence/service.js"), this.commands()]);
+    return new DriftService({ commands, env: this.options.env });
   }
 
   async commands(): Promise<CommandRunner> {

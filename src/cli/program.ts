@@ -9,6 +9,7 @@ import { registerShowCommands } from "./commands/show.js";
 import { registerTopicsCommands } from "./commands/topics.js";
 import { registerTagCommands } from "./commands/tag.js";
 import { registerHealthCommands } from "./commands/health.js";
+import { registerDriftCommands } from "./commands/drift.js";
 import { registerReindexCommands } from "./commands/reindex.js";
 import { registerRepositoriesCommands } from "./commands/repositories.js";
 import { registerJobsCommands } from "./commands/jobs.js";
@@ -27,6 +28,7 @@ const FAMILIES: readonly RegisterCommands[] = [
   registerTopicsCommands,
   registerTagCommands,
   registerHealthCommands,
+  registerDriftCommands,
   registerReindexCommands,
   registerRepositoriesCommands,
   registerJobsCommands,

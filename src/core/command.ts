@@ -12,6 +12,8 @@ export interface CommandRequest {
   timeoutMs: number;
   /** stdout beyond this many bytes is dropped and the result says `truncated`. Default 16 MiB. */
   maxOutputBytes?: number;
+  /** Keep stdout as bytes in `stdoutBytes` (and leave `stdout` empty): for output that counts bytes, like `git cat-file --batch`. */
+  binary?: boolean;
 }
 
 export interface CommandResult {
@@ -19,6 +21,8 @@ export interface CommandResult {
   code: number | null;
   signal: string | null;
   stdout: string;
+  /** stdout as bytes, when the request asked for `binary`. */
+  stdoutBytes?: Buffer;
   stderr: string;
   timedOut: boolean;
   /** stdout went over `maxOutputBytes` and was cut there. */

@@ -27,10 +27,12 @@ export const runCommand: CommandRunner = (file: string, args: string[], request:
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      const bytes = Buffer.concat(stdout);
       resolvePromise({
         code: null,
         signal: null,
-        stdout: Buffer.concat(stdout).toString("utf8"),
+        stdout: request.binary === true ? "" : bytes.toString("utf8"),
+        ...(request.binary === true ? { stdoutBytes: bytes } : {}),
         stderr,
         timedOut,
         truncated,

@@ -16,6 +16,7 @@ import { searchPages, type SearchRequest, type SearchResult } from "./views/sear
 import { pageFingerprints, showPage, type PageView } from "./views/pages.js";
 import { listTopics, showTopic, type TopicDetail, type TopicSummary } from "./views/topics.js";
 import { healthReport, type HealthReport } from "./views/health.js";
+import { pageEvidence, type PageEvidence } from "./views/evidence.js";
 import { collectIssues, type ValidationIssue } from "./views/validate.js";
 import { wikiSummary, type SummaryLimits, type WikiSummary } from "./views/summary.js";
 
@@ -173,6 +174,14 @@ export class WikiIndex {
     return this.guard(async () => {
       await this.fresh();
       return showTopic(this.current(), slug, withDescendants);
+    });
+  }
+
+  /** Each page's file sources (every page, or the named slugs), after a refresh. */
+  async evidence(slugs: readonly string[] = []): Promise<PageEvidence[]> {
+    return this.guard(async () => {
+      await this.fresh();
+      return pageEvidence(this.current(), slugs);
     });
   }
 

@@ -1,0 +1,37 @@
+import type { CliContext } from "../context.js";
+import type { DriftReport, PageDrift, SourceDrift } from "../../evidence/types.js";
+import { plural } from "./format.js";
+
+const short = (sha: string | null) => (sha === null ? "none" : sha.slice(0, 10));
+
+export function renderDrift(ctx: CliContext, report: DriftReport, options: { all: boolean }): void {
+  const s = ctx.out;
+  const shown = report.pages.filter((page) => options.all || page.status !== "fresh");
+  const lines: string[] = [];
+  if (report.notice !== null) lines.push(s.dim(`note: ${report.notice}`));
+  for (const page of shown) lines.push(...pageLines(ctx, page, options.all));
+  const count = (status: PageDrift["status"]) => report.pages.filter((page) => page.status === status).length;
+  const stale = count("stale");
+  const moved = count("moved");
+  const unknown = count("unknown");
+  const head = report.head === null ? "" : ` at ${short(report.head)}`;
+  const tally = [`${stale} stale`, `${moved} moved`, ...(unknown > 0 ? [`${unknown} unknown`] : [])].join(", ");
+  if (stale + moved === 0 && unknown === 0) lines.push(`${s.green("no drift")}: ${plural(report.pages.length, "page")} checked${head}`);
+  else lines.push(`${tally} of ${plural(report.pages.length, "page")}${head}${moved > 0 ? s.dim(" (ca drift --fix re-anchors moved evidence)") : ""}`);
+  ctx.write(lines.join("\n") + "\n");
+}
+
+function pageLines(ctx: CliContext, page: PageDrift, all: boolean): string[] {
+  const s = ctx.out;
+  const label = page.status === "stale" ? s.red("stale") : page.status === "moved" ? s.yellow("moved") : page.status === "unknown" ? s.dim("unknown") : s.green("fresh");
+  const verified = page.verified_at === null ? "" : s.dim(`  verified at ${short(page.verified_at)}`);
+  const sources = page.sources.filter((source) => all || source.status !== "fresh");
+  return [`${label}  ${s.blue(page.slug)}${verified}`, ...sources.map((source) => `  ${sourceLine(ctx, source)}`)];
+}
+
+function sourceLine(ctx: CliContext, source: SourceDrift): string {
+  const s = ctx.out;
+  const where = source.lines === null ? source.path : `${source.path}:${source.lines}`;
+  const commits = source.commits.length === 0 ? "" : s.dim(`  ${source.commits.slice(0, 5).map(short).join(" ")}${source.commits.length > 5 ? " …" : ""}`);
+  return `${source.id}  ${where}  ${source.status}: ${source.reason}${commits}`;
+}

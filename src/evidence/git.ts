@@ -1,0 +1,109 @@
+/**
+ * The few git reads drift makes, each one process for the whole wiki: where the work tree
+ * is, one history walk, the tracked files with uncommitted changes, and file contents at
+ * commits through one `git cat-file --batch`.
+ */
+import { commandFailureLine, gitEnvironment, type CommandResult, type CommandRunner } from "../core/command.js";
+import { ProductError } from "../core/errors.js";
+
+const GIT_TIMEOUT_MS = 120_000;
+const HISTORY_LIMIT_BYTES = 1024 * 1024 * 1024;
+const CONTENTS_LIMIT_BYTES = 1024 * 1024 * 1024;
+
+export interface WorkTree {
+  /** The work tree's top folder. */
+  top: string;
+  /** The repository root's path below the top, `""` or ending in `/`: what git's paths start with. */
+  prefix: string;
+  /** HEAD's commit, null before the first commit. */
+  head: string | null;
+}
+
+export class GitReader {
+  constructor(
+    private readonly run: CommandRunner,
+    private readonly env: NodeJS.ProcessEnv,
+    private readonly root: string,
+  ) {}
+
+  private git(args: string[], options: { input?: string; binary?: boolean; limit?: number } = {}) {
+    return this.run("git", ["-c", "core.quotePath=false", ...args], {
+      cwd: this.root,
+      env: gitEnvironment(this.env),
+      timeoutMs: GIT_TIMEOUT_MS,
+      ...(options.input !== undefined ? { input: options.input } : {}),
+      ...(options.binary ? { binary: true } : {}),
+      ...(options.limit !== undefined ? { maxOutputBytes: options.limit } : {}),
+    });
+  }
+
+  /** Where the work tree is; null when the root is not in one (or git is missing). */
+  async workTree(): Promise<WorkTree | null> {
+    const where = await this.git(["rev-parse", "--show-toplevel", "--show-prefix"]);
+    if (where.code !== 0) return null;
+    const [top = "", prefix = ""] = where.stdout.split("\n");
+    const head = await this.git(["rev-parse", "--verify", "--quiet", "HEAD^{commit}"]);
+    return { top, prefix, head: head.code === 0 ? head.stdout.trim() : null };
+  }
+
+  /** A ref as a commit id; a ref git cannot resolve is the user's error. */
+  async resolve(ref: string, flag: string): Promise<string> {
+    const result = await this.git(["rev-parse", "--verify", "--quiet", "--end-of-options", `${ref}^{commit}`]);
+    if (result.code !== 0) throw new ProductError("usage", `invalid ${flag} ${ref}: not a commit in this repository`);
+    return result.stdout.trim();
+  }
+
+  async mergeBase(a: string, b: string): Promise<string | null> {
+    const result = await this.git(["merge-base", a, b]);
+    return result.code === 0 ? result.stdout.trim() : null;
+  }
+
+  /** The whole history of `commit`, newest first, with the paths each commit changed. */
+  async log(commit: string): Promise<string> {
+    const result = await this.git(
+      ["log", "--topo-order", "-z", "--name-status", "-M", "--no-color", "--format=%x1e%H %P", commit, "--"],
+      { limit: HISTORY_LIMIT_BYTES },
+    );
+    if (result.code !== 0 || result.truncated) throw this.failure("git log", result);
+    return result.stdout;
+  }
+
+  /** Tracked paths (from the top) whose working-tree content differs from HEAD. */
+  async uncommitted(): Promise<Set<string>> {
+    const result = await this.git(["status", "--porcelain=v1", "-z", "--untracked-files=no", "--no-renames"]);
+    if (result.code !== 0) throw this.failure("git status", result);
+    const paths = new Set<string>();
+    for (const entry of result.stdout.split("\0")) if (entry.length > 3) paths.add(entry.slice(3));
+    return paths;
+  }
+
+  /** Contents of `commit:path` for each spec; a spec git does not have maps to null. */
+  async contents(specs: readonly string[]): Promise<Map<string, Buffer | null>> {
+    const found = new Map<string, Buffer | null>();
+    if (specs.length === 0) return found;
+    const result = await this.git(["cat-file", "--batch"], { input: specs.map((s) => `${s}\n`).join(""), binary: true, limit: CONTENTS_LIMIT_BYTES });
+    if (result.code !== 0 || result.truncated || !result.stdoutBytes) throw this.failure("git cat-file", result);
+    const bytes = result.stdoutBytes;
+    let offset = 0;
+    for (const spec of specs) {
+      const newline = bytes.indexOf(10, offset);
+      if (newline < 0) break;
+      const header = bytes.subarray(offset, newline).toString("utf8");
+      offset = newline + 1;
+      const match = / (blob|tree|commit|tag) (\d+)$/.exec(header);
+      if (!match) {
+        found.set(spec, null);
+        continue;
+      }
+      const size = Number(match[2]);
+      found.set(spec, match[1] === "blob" ? bytes.subarray(offset, offset + size) : null);
+      offset += size + 1;
+    }
+    return found;
+  }
+
+  private failure(label: string, result: CommandResult): ProductError {
+    const why = result.timedOut ? "timed out" : result.truncated ? "printed more than drift reads" : commandFailureLine(result) || `exit ${result.code}`;
+    return new ProductError("execution_failed", `${label} failed in ${this.root}: ${why}`);
+  }
+}

@@ -1,0 +1,163 @@
+/**
+ * One page's file evidence judged against what it was verified against: the stamp when
+ * the product wrote one, else the page file's last commit. Pure over what the service has
+ * already read (history, uncommitted paths, contents), so it costs no process per source.
+ */
+import { normalizeRefPath } from "../wiki/file-refs.js";
+import { anchorRange, fileFingerprint, fileLines, formatLineRange, parseLineRange, rangeFingerprint, type LineRange } from "../wiki/evidence.js";
+import type { PageEvidence } from "../index/views/evidence.js";
+import type { History } from "./history.js";
+import type { PageDrift, PageStatus, SourceDrift } from "./types.js";
+
+export type Content = Buffer | null | "unreadable";
+
+export interface EvidenceContext {
+  /** Null outside a git work tree (or before the first commit). */
+  history: History | null;
+  /** The repository root below the work tree's top: `""` or ending in `/`. */
+  prefix: string;
+  /** Paths (from the top) with uncommitted changes; empty when comparing with a commit. */
+  uncommitted: ReadonlySet<string>;
+  /** The content now (working tree or the compared commit) of a repository-relative path. */
+  current(path: string): Content;
+  /** The content of a path (from the top) at a commit, as read ahead through `baselineSpecs`. */
+  at(commit: string, gitPath: string): Buffer | null;
+}
+
+type Source = PageEvidence["sources"][number];
+
+/** The `<commit>:<path>` contents `judgePage` will ask for: unstamped line ranges, at the page's last commit. */
+export function baselineSpecs(page: PageEvidence, context: Pick<EvidenceContext, "history" | "prefix">): string[] {
+  const { history, prefix } = context;
+  if (!history) return [];
+  const verified = history.lastTouch(`${prefix}almanac/${page.rel_path}`);
+  if (verified === undefined) return [];
+  const specs: string[] = [];
+  for (const source of page.sources) {
+    const shape = normalizeRefPath(source.target);
+    if (shape && !shape.isDir && source.fingerprint === null && source.lines !== null) specs.push(`${history.commits[verified]}:${prefix}${shape.shape}`);
+  }
+  return specs;
+}
+
+export function judgePage(page: PageEvidence, context: EvidenceContext): PageDrift {
+  const { history, prefix } = context;
+  const pageCommit = history?.lastTouch(`${prefix}almanac/${page.rel_path}`);
+  const sources: SourceDrift[] = [];
+  for (const source of page.sources) {
+    const shape = normalizeRefPath(source.target);
+    if (!shape || shape.isDir) continue;
+    sources.push(judgeSource(source, shape.shape, pageCommit, context));
+  }
+  const stampedAt = page.sources.find((s) => s.verified_at !== null)?.verified_at ?? null;
+  return {
+    slug: page.slug,
+    file: `almanac/${page.rel_path}`,
+    status: pageStatus(sources),
+    verified_at: pageCommit !== undefined && history ? history.commits[pageCommit]! : stampedAt,
+    sources,
+  };
+}
+
+export function pageStatus(sources: readonly SourceDrift[]): PageStatus {
+  if (sources.some((s) => s.status === "changed" || s.status === "missing")) return "stale";
+  if (sources.some((s) => s.status === "moved")) return "moved";
+  if (sources.some((s) => s.status === "unknown")) return "unknown";
+  return "fresh";
+}
+
+/** What the source was verified against: a fingerprint (of its lines, or of the whole file), or only a commit. */
+type Baseline = { commit: number | undefined; fingerprint: string | null; range: LineRange | null };
+
+function judgeSource(source: Source, path: string, pageCommit: number | undefined, context: EvidenceContext): SourceDrift {
+  const result = (status: SourceDrift["status"], reason: string, extra: Partial<SourceDrift> = {}): SourceDrift => ({
+    id: source.source_id,
+    path,
+    lines: source.lines,
+    status,
+    commits: [],
+    reason,
+    ...extra,
+  });
+  const range = source.lines === null ? null : rangeOf(source.lines);
+  const baseline = baselineOf(source, path, range, pageCommit, context);
+  if (baseline === "unknown") return result("unknown", "not a git work tree: only stamped evidence can be checked");
+  if (baseline === "uncommitted-page") return result("fresh", "the page is not committed yet: it is checked once it is");
+
+  const where = locate(path, baseline.commit, context);
+  const commits = changedCommits(path, where.path, baseline.commit, context);
+  const shas = commits.map((at) => context.history!.commits[at]!);
+  if (where.content === null) {
+    return result("missing", where.path === path ? `${path} is gone` : `${path} was renamed to ${where.path}, which is gone`, { commits: shas });
+  }
+  if (where.content === "unreadable") return result("unknown", `${where.path} cannot be read`);
+  const renamed = where.path !== path;
+  const moved = (lines: string | null, why: string) => result("moved", why, { now: { path: where.path, lines } });
+  const changed = (what: string) => {
+    const dirty = context.uncommitted.has(context.prefix + where.path);
+    const why = shas.length > 0 ? `${what} changed in ${shas.length} commit${shas.length === 1 ? "" : "s"} since it was verified` : dirty ? `${what} has uncommitted changes` : `${what} differs from what was verified`;
+    return result("changed", why, { commits: shas });
+  };
+
+  if (baseline.fingerprint !== null && baseline.range !== null) {
+    const anchor = anchorRange(fileLines(where.content.toString("utf8")), baseline.range, baseline.fingerprint);
+    const cited = `lines ${formatLineRange(baseline.range)} of ${path}`;
+    if (anchor.status === "changed") return changed(cited);
+    const lines = anchor.status === "moved" ? formatLineRange(anchor.range) : source.lines;
+    if (anchor.status === "moved") return moved(lines, `the cited lines moved to ${renamed ? `${where.path}:` : "lines "}${lines}`);
+    return renamed ? moved(lines, `${path} was renamed to ${where.path}`) : result("fresh", "unchanged");
+  }
+  if (baseline.fingerprint !== null) {
+    if (fileFingerprint(where.content) !== baseline.fingerprint) return changed(path);
+    return renamed ? moved(null, `${path} was renamed to ${where.path}`) : result("fresh", "unchanged");
+  }
+  // Only the commit is known: any later change to the file, committed or not, is a change.
+  const dirty = context.uncommitted.has(context.prefix + where.path);
+  if (commits.length > 0 || dirty) return changed(path);
+  return renamed ? moved(source.lines, `${path} was renamed to ${where.path}`) : result("fresh", "unchanged");
+}
+
+function rangeOf(lines: string): LineRange | null {
+  const parsed = parseLineRange(lines);
+  return "range" in parsed ? parsed.range : null;
+}
+
+function baselineOf(
+  source: Source,
+  path: string,
+  range: LineRange | null,
+  pageCommit: number | undefined,
+  context: EvidenceContext,
+): Baseline | "unknown" | "uncommitted-page" {
+  const { history } = context;
+  if (source.fingerprint !== null) {
+    const commit = source.verified_at !== null ? history?.indexOf(source.verified_at) : undefined;
+    return { commit, fingerprint: source.fingerprint, range };
+  }
+  if (!history) return "unknown";
+  if (pageCommit === undefined) return "uncommitted-page";
+  if (range !== null) {
+    const then = context.at(history.commits[pageCommit]!, context.prefix + path);
+    const print = then === null ? null : rangeFingerprint(fileLines(then.toString("utf8")), range);
+    if (print !== null) return { commit: pageCommit, fingerprint: print, range };
+  }
+  return { commit: pageCommit, fingerprint: null, range: null };
+}
+
+/** The cited file now: at its path, or where git's rename detection followed it since it was verified. */
+function locate(path: string, verified: number | undefined, context: EvidenceContext): { path: string; content: Content } {
+  const content = context.current(path);
+  if (content !== null || !context.history || verified === undefined) return { path, content };
+  const renamed = context.history.renamedSince(context.prefix + path, verified);
+  if (!renamed || !renamed.path.startsWith(context.prefix)) return { path, content };
+  const now = renamed.path.slice(context.prefix.length);
+  return { path: now, content: context.current(now) };
+}
+
+function changedCommits(path: string, now: string, verified: number | undefined, context: EvidenceContext): number[] {
+  const { history, prefix } = context;
+  if (!history || verified === undefined) return [];
+  const all = new Set(history.touchesSince(prefix + path, verified));
+  if (now !== path) for (const at of history.touchesSince(prefix + now, verified)) all.add(at);
+  return [...all].sort((a, b) => a - b);
+}
