@@ -4,7 +4,7 @@
  * commits through one `git cat-file --batch`.
  */
 import { commandFailureLine, gitEnvironment, type CommandResult, type CommandRunner } from "../core/command.js";
-import { ProductError } from "../core/errors.js";
+import { ProductError, invalid } from "../core/errors.js";
 
 const GIT_TIMEOUT_MS = 120_000;
 const HISTORY_LIMIT_BYTES = 1024 * 1024 * 1024;
@@ -49,7 +49,7 @@ export class GitReader {
   /** A ref as a commit id; a ref git cannot resolve is the user's error. */
   async resolve(ref: string, flag: string): Promise<string> {
     const result = await this.git(["rev-parse", "--verify", "--quiet", "--end-of-options", `${ref}^{commit}`]);
-    if (result.code !== 0) throw new ProductError("usage", `invalid ${flag} ${ref}: not a commit in this repository`);
+    if (result.code !== 0) throw invalid(`invalid ${flag} ${ref}: not a commit in this repository`);
     return result.stdout.trim();
   }
 

@@ -81,7 +81,7 @@ function judgeSource(source: Source, path: string, pageCommit: number | undefine
   });
   const range = source.lines === null ? null : rangeOf(source.lines);
   const baseline = baselineOf(source, path, range, pageCommit, context);
-  if (baseline === "unknown") return result("unknown", "not a git work tree: only stamped evidence can be checked");
+  if (baseline === "unknown") return result("unknown", "unstamped, and there is no git history to check it against");
   if (baseline === "uncommitted-page") return result("fresh", "the page is not committed yet: it is checked once it is");
 
   const where = locate(path, baseline.commit, context);

@@ -6,7 +6,7 @@
 import { lstatSync, readFileSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import type { CommandRunner } from "../core/command.js";
-import { ProductError } from "../core/errors.js";
+import { invalid } from "../core/errors.js";
 import { isPathInside } from "../core/fs.js";
 import type { PageEvidence } from "../index/views/evidence.js";
 import { normalizeRefPath } from "../wiki/file-refs.js";
@@ -39,7 +39,7 @@ export class DriftService {
     if (!tree || !tree.head) {
       if (request.ref !== undefined || request.base !== undefined) {
         const flag = request.base !== undefined ? "--base" : "--ref";
-        throw new ProductError("usage", `${flag} needs a git repository with commits: ${root} has none`);
+        throw invalid(`${flag} needs a git repository with commits: ${root} has none`);
       }
       return this.outsideGit(root, pages, tree === null ? "not a git work tree" : "no commit yet");
     }

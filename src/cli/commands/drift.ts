@@ -1,6 +1,6 @@
 import { Option } from "@commander-js/extra-typings";
 import type { App } from "../../app.js";
-import { ProductError } from "../../core/errors.js";
+import { invalid } from "../../core/errors.js";
 import type { CliContext } from "../context.js";
 import type { JsonOption, RegisterCommands, WikiOption } from "../kit.js";
 import { openIndex } from "./shared.js";
@@ -28,7 +28,7 @@ export const registerDriftCommands: RegisterCommands = (program, { act, json, wi
 type DriftOptions = JsonOption & WikiOption & { all?: true; ref?: string; base?: string; failOn?: (typeof FAIL_ON)[number] };
 
 export async function drift(ctx: CliContext, app: App, [pages]: [string[]], opts: DriftOptions): Promise<void> {
-  if (opts.ref !== undefined && opts.base !== undefined) throw new ProductError("usage", "--ref and --base cannot be combined: --base compares HEAD");
+  if (opts.ref !== undefined && opts.base !== undefined) throw invalid("--ref and --base cannot be combined: --base compares HEAD");
   const index = openIndex(ctx, app, opts);
   const report = await (await app.drift()).report(index, { slugs: pages, ...(opts.ref !== undefined ? { ref: opts.ref } : {}), ...(opts.base !== undefined ? { base: opts.base } : {}) });
   if (opts.json) ctx.json(driftJson(report, { all: opts.all === true }));
