@@ -1,5 +1,5 @@
-import { join } from "node:path";
-import { statePaths, type StatePaths } from "./core/paths.js";
+import { dirname, join } from "node:path";
+import { indexPath, statePaths, type StatePaths } from "./core/paths.js";
 import { trace } from "./core/trace.js";
 import { requireQueueSupport } from "./core/platform.js";
 import { openDatabase, type Db } from "./core/sqlite.js";
@@ -221,7 +221,7 @@ export class App {
   /** `ca drift` and the stale-page findings: git read in batches, the wiki's evidence from its index. */
   async drift(): Promise<DriftService> {
     const [{ DriftService }, commands] = await Promise.all([import("./evidence/service.js"), this.commands()]);
-    return new DriftService({ commands, env: this.options.env });
+    return new DriftService({ commands, env: this.options.env, cacheFile: ({ repositoryId }) => join(dirname(indexPath(this.paths, repositoryId)), "drift-cache.json") });
   }
 
   async commands(): Promise<CommandRunner> {

@@ -15,6 +15,8 @@ export interface WorkTree {
   top: string;
   /** The repository root's path below the top, `""` or ending in `/`: what git's paths start with. */
   prefix: string;
+  /** The git folder (where the index file lives). */
+  gitDir: string;
   /** HEAD's commit, null before the first commit. */
   head: string | null;
 }
@@ -39,11 +41,11 @@ export class GitReader {
 
   /** Where the work tree is; null when the root is not in one (or git is missing). */
   async workTree(): Promise<WorkTree | null> {
-    const where = await this.git(["rev-parse", "--show-toplevel", "--show-prefix"]);
-    if (where.code !== 0) return null;
-    const [top = "", prefix = ""] = where.stdout.split("\n");
-    const head = await this.git(["rev-parse", "--verify", "--quiet", "HEAD^{commit}"]);
-    return { top, prefix, head: head.code === 0 ? head.stdout.trim() : null };
+    // One process: before the first commit git prints the folders, then fails on HEAD.
+    const where = await this.git(["rev-parse", "--show-toplevel", "--show-prefix", "--absolute-git-dir", "HEAD"]);
+    const [top = "", prefix = "", gitDir = "", head = ""] = where.stdout.split("\n");
+    if (top === "" || gitDir === "") return null;
+    return { top, prefix, gitDir, head: where.code === 0 && /^[0-9a-f]{40,64}$/.test(head) ? head : null };
   }
 
   /** A ref as a commit id; a ref git cannot resolve is the user's error. */

@@ -4,7 +4,7 @@
  * already read (history, uncommitted paths, contents), so it costs no process per source.
  */
 import { normalizeRefPath } from "../wiki/file-refs.js";
-import { anchorRange, fileFingerprint, fileLines, formatLineRange, parseLineRange, rangeFingerprint, type LineRange } from "../wiki/evidence.js";
+import { anchorLines, anchorRange, fileFingerprint, fileLines, formatLineRange, parseLineRange, type Anchor, type LineRange } from "../wiki/evidence.js";
 import type { PageEvidence } from "../index/views/evidence.js";
 import type { History } from "./history.js";
 import type { PageDrift, PageStatus, SourceDrift } from "./types.js";
@@ -66,8 +66,20 @@ export function pageStatus(sources: readonly SourceDrift[]): PageStatus {
   return "fresh";
 }
 
-/** What the source was verified against: a fingerprint (of its lines, or of the whole file), or only a commit. */
-type Baseline = { commit: number | undefined; fingerprint: string | null; range: LineRange | null };
+/**
+ * What the source was verified against: a stamp's fingerprint (of its lines, or of the whole
+ * file), the cited lines as they were at the page's commit, or only that commit.
+ */
+type Baseline = { commit: number | undefined; fingerprint: string | null; cited: string[] | null; range: LineRange | null };
+
+/** A file's lines, split once per content: every source citing one file shares them (and the searches over them). */
+const linesCache = new WeakMap<Buffer, string[]>();
+
+function linesOf(content: Buffer): string[] {
+  let lines = linesCache.get(content);
+  if (!lines) linesCache.set(content, (lines = fileLines(content.toString("utf8"))));
+  return lines;
+}
 
 function judgeSource(source: Source, path: string, pageCommit: number | undefined, context: EvidenceContext): SourceDrift {
   const result = (status: SourceDrift["status"], reason: string, extra: Partial<SourceDrift> = {}): SourceDrift => ({
@@ -99,10 +111,11 @@ function judgeSource(source: Source, path: string, pageCommit: number | undefine
     return result("changed", why, { commits: shas });
   };
 
-  if (baseline.fingerprint !== null && baseline.range !== null) {
-    const anchor = anchorRange(fileLines(where.content.toString("utf8")), baseline.range, baseline.fingerprint);
-    const cited = `lines ${formatLineRange(baseline.range)} of ${path}`;
-    if (anchor.status === "changed") return changed(cited);
+  if (baseline.range !== null && (baseline.fingerprint !== null || baseline.cited !== null)) {
+    const now = linesOf(where.content);
+    const anchor: Anchor =
+      baseline.cited !== null ? anchorLines(now, baseline.range, baseline.cited) : anchorRange(now, baseline.range, baseline.fingerprint!);
+    if (anchor.status === "changed") return changed(`lines ${formatLineRange(baseline.range)} of ${path}`);
     const lines = anchor.status === "moved" ? formatLineRange(anchor.range) : source.lines;
     if (anchor.status === "moved") return moved(lines, `the cited lines moved to ${renamed ? `${where.path}:` : "lines "}${lines}`);
     return renamed ? moved(lines, `${path} was renamed to ${where.path}`) : result("fresh", "unchanged");
@@ -132,16 +145,16 @@ function baselineOf(
   const { history } = context;
   if (source.fingerprint !== null) {
     const commit = source.verified_at !== null ? history?.indexOf(source.verified_at) : undefined;
-    return { commit, fingerprint: source.fingerprint, range };
+    return { commit, fingerprint: source.fingerprint, cited: null, range };
   }
   if (!history) return "unknown";
   if (pageCommit === undefined) return "uncommitted-page";
   if (range !== null) {
     const then = context.at(history.commits[pageCommit]!, context.prefix + path);
-    const print = then === null ? null : rangeFingerprint(fileLines(then.toString("utf8")), range);
-    if (print !== null) return { commit: pageCommit, fingerprint: print, range };
+    const lines = then === null ? null : linesOf(then);
+    if (lines !== null && range.end <= lines.length) return { commit: pageCommit, fingerprint: null, cited: lines.slice(range.start - 1, range.end), range };
   }
-  return { commit: pageCommit, fingerprint: null, range: null };
+  return { commit: pageCommit, fingerprint: null, cited: null, range: null };
 }
 
 /** The cited file now: at its path, or where git's rename detection followed it since it was verified. */

@@ -8,9 +8,11 @@ import { join } from "node:path";
 import type { CommandRunner } from "../core/command.js";
 import { invalid } from "../core/errors.js";
 import { isPathInside } from "../core/fs.js";
+import { trace } from "../core/trace.js";
 import type { PageEvidence } from "../index/views/evidence.js";
 import { normalizeRefPath } from "../wiki/file-refs.js";
-import { GitReader } from "./git.js";
+import { GitReader, type WorkTree } from "./git.js";
+import { DriftCache, fileState } from "./cache.js";
 import { History } from "./history.js";
 import { baselineSpecs, judgePage, pageStatus, type Content, type EvidenceContext } from "./judge.js";
 import type { DriftReport, DriftRequest, PageDrift } from "./types.js";
@@ -19,13 +21,26 @@ import type { DriftReport, DriftRequest, PageDrift } from "./types.js";
 const CITED_FILE_LIMIT = 32 * 1024 * 1024;
 
 export interface EvidenceSource {
-  repository: { rootPath: string };
+  repository: { rootPath: string; repositoryId: string };
   evidence(slugs?: readonly string[]): Promise<PageEvidence[]>;
+  evidenceDigests(slugs?: readonly string[]): Promise<Map<string, string>>;
 }
 
 export interface DriftDeps {
   commands: CommandRunner;
   env: NodeJS.ProcessEnv;
+  /** Where a wiki's drift cache lives (beside its index, under the state root). */
+  cacheFile: (repository: { repositoryId: string }) => string;
+}
+
+/** The repository-relative files a page cites (folders are not judged). */
+function citedPaths(page: PageEvidence): string[] {
+  const paths: string[] = [];
+  for (const source of page.sources) {
+    const shape = normalizeRefPath(source.target);
+    if (shape && !shape.isDir) paths.push(shape.shape);
+  }
+  return paths;
 }
 
 export class DriftService {
@@ -33,9 +48,12 @@ export class DriftService {
 
   async report(wiki: EvidenceSource, request: DriftRequest = {}): Promise<DriftReport> {
     const root = wiki.repository.rootPath;
-    const pages = await wiki.evidence(request.slugs ?? []);
     const git = new GitReader(this.deps.commands, this.deps.env, root);
     const tree = await git.workTree();
+    if (tree?.head && request.ref === undefined && request.base === undefined) {
+      return this.workingTreeReport(git, tree as WorkTree & { head: string }, wiki, request.slugs ?? []);
+    }
+    const pages = await wiki.evidence(request.slugs ?? []);
     if (!tree || !tree.head) {
       if (request.ref !== undefined || request.base !== undefined) {
         const flag = request.base !== undefined ? "--base" : "--ref";
@@ -43,23 +61,64 @@ export class DriftService {
       }
       return this.outsideGit(root, pages, tree === null ? "not a git work tree" : "no commit yet");
     }
-    const compared = request.base !== undefined ? tree.head : request.ref !== undefined ? await git.resolve(request.ref, "--ref") : null;
+    const compared = request.base !== undefined ? tree.head : await git.resolve(request.ref!, "--ref");
     const base = request.base !== undefined ? await git.resolve(request.base, "--base") : null;
-    const history = History.parse(await git.log(compared ?? tree.head));
-    const uncommitted = compared === null ? await git.uncommitted() : new Set<string>();
-    const current = compared === null ? workingTree(root) : await this.atCommit(git, compared, tree.prefix, pages, history);
-    const specs = pages.flatMap((page) => baselineSpecs(page, { history, prefix: tree.prefix }));
-    const baselines = await git.contents([...new Set(specs)]);
-    const context: EvidenceContext = {
-      history,
-      prefix: tree.prefix,
-      uncommitted,
-      current,
-      at: (commit, gitPath) => baselines.get(`${commit}:${gitPath}`) ?? null,
-    };
-    let judged = pages.map((page) => judgePage(page, context));
+    const history = History.parse(await git.log(compared));
+    const current = await this.atCommit(git, compared, tree.prefix, pages, history);
+    let judged = await this.judge(git, history, tree.prefix, new Set(), current, pages);
     if (base !== null) judged = await this.onlyChangedSince(git, base, tree.head, history, tree.prefix, judged);
-    return { head: compared ?? tree.head, notice: null, pages: judged };
+    return { head: compared, notice: null, pages: judged };
+  }
+
+  /**
+   * The working tree against HEAD, through the cache: only pages whose inputs changed are
+   * judged, and when none did, neither their sources nor git's history are read.
+   */
+  private async workingTreeReport(git: GitReader, tree: WorkTree & { head: string }, wiki: EvidenceSource, slugs: readonly string[]): Promise<DriftReport> {
+    const root = wiki.repository.rootPath;
+    const cache = new DriftCache(this.deps.cacheFile(wiki.repository), root, { head: tree.head, gitIndex: fileState(join(tree.gitDir, "index")) });
+    const digests = await wiki.evidenceDigests(slugs);
+    const known = new Map<string, PageDrift>();
+    const pending: string[] = [];
+    for (const [slug, digest] of digests) {
+      const hit = cache.lookup(slug, digest);
+      if (hit) known.set(slug, hit);
+      else pending.push(slug);
+    }
+    trace(`drift: ${known.size} pages from the cache`);
+    if (pending.length > 0) {
+      const pages = await wiki.evidence(pending.length === digests.size && slugs.length === 0 ? [] : pending);
+      // Each file's state is taken before it is read, so an edit while we read shows up next time.
+      for (const page of pages) for (const path of citedPaths(page)) cache.state(path);
+      const history = History.parse(await git.log(tree.head));
+      trace("drift: history read");
+      const uncommitted = await git.uncommitted();
+      const current = workingTree(root, (path) => cache.state(path));
+      for (const drift of await this.judge(git, history, tree.prefix, uncommitted, current, pages)) {
+        known.set(drift.slug, drift);
+        cache.store(digests.get(drift.slug)!, drift);
+      }
+      if (slugs.length === 0) cache.keepOnly(new Set(digests.keys()));
+      cache.save();
+    }
+    return { head: tree.head, notice: null, pages: [...digests.keys()].map((slug) => known.get(slug)!) };
+  }
+
+  private async judge(
+    git: GitReader,
+    history: History,
+    prefix: string,
+    uncommitted: ReadonlySet<string>,
+    current: (path: string) => Content,
+    pages: PageEvidence[],
+  ): Promise<PageDrift[]> {
+    const specs = pages.flatMap((page) => baselineSpecs(page, { history, prefix }));
+    const baselines = await git.contents([...new Set(specs)]);
+    trace("drift: contents read");
+    const context: EvidenceContext = { history, prefix, uncommitted, current, at: (commit, gitPath) => baselines.get(`${commit}:${gitPath}`) ?? null };
+    const judged = pages.map((page) => judgePage(page, context));
+    trace("drift: judged");
+    return judged;
   }
 
   /** Outside git, stamps still hold; unstamped evidence is `unknown`, and the report says why once. */
@@ -104,9 +163,18 @@ export class DriftService {
 }
 
 /** Reads a cited file from the working tree; a path that leaves the repository through a link is never read. */
-function workingTree(root: string): (path: string) => Content {
+function workingTree(root: string, beforeRead: (path: string) => void = () => undefined): (path: string) => Content {
   let realRoot: string | null = null;
+  const read = new Map<string, Content>();
   return (path) => {
+    let content = read.get(path);
+    if (content === undefined) {
+      beforeRead(path);
+      read.set(path, (content = readCited(path)));
+    }
+    return content;
+  };
+  function readCited(path: string): Content {
     const full = join(root, path);
     try {
       const stat = lstatSync(full);
@@ -122,5 +190,5 @@ function workingTree(root: string): (path: string) => Content {
       const code = (error as NodeJS.ErrnoException).code;
       return code === "ENOENT" || code === "ENOTDIR" ? null : "unreadable";
     }
-  };
+  }
 }

@@ -1,3 +1,4 @@
+import { evidenceDigest } from "../wiki/evidence.js";
 import { join } from "node:path";
 import type { Statement } from "better-sqlite3";
 import type { Db } from "../core/sqlite.js";
@@ -380,6 +381,7 @@ export class IndexWriter {
         parsed.emptyBody ? 1 : 0,
         parsed.truncated ? 1 : 0,
         topicsJson,
+        evidenceDigest(file.relPath, page.sources),
       ).lastInsertRowid,
     );
     for (const topic of topics) statements.insertTopic.run(slug, topic);
@@ -481,7 +483,7 @@ function prepareStatements(db: Db): Statements {
     deletePage: db.prepare("DELETE FROM pages WHERE slug = ?"),
     touchPage: db.prepare("UPDATE pages SET updated_at = ? WHERE slug = ?"),
     insertPage: db.prepare(
-      "INSERT INTO pages (slug, rel_path, title, summary, updated_at, empty_body, truncated, topics_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+      "INSERT INTO pages (slug, rel_path, title, summary, updated_at, empty_body, truncated, topics_json, evidence_digest) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
     ),
     insertTopic: db.prepare("INSERT OR IGNORE INTO page_topics (page_slug, topic) VALUES (?, ?)"),
     insertRef: db.prepare("INSERT OR IGNORE INTO file_refs (page_slug, path, original_path, is_dir) VALUES (?, ?, ?, ?)"),

@@ -70,7 +70,8 @@ const PAGE_TABLES = `
           updated_at INTEGER NOT NULL,
           empty_body INTEGER NOT NULL,
           truncated INTEGER NOT NULL DEFAULT 0,
-          topics_json TEXT NOT NULL DEFAULT '[]'
+          topics_json TEXT NOT NULL DEFAULT '[]',
+          evidence_digest TEXT NOT NULL DEFAULT ''
         );
 
         CREATE TABLE page_topics (

@@ -16,7 +16,7 @@ import { searchPages, type SearchRequest, type SearchResult } from "./views/sear
 import { pageFingerprints, showPage, type PageView } from "./views/pages.js";
 import { listTopics, showTopic, type TopicDetail, type TopicSummary } from "./views/topics.js";
 import { healthReport, type HealthReport } from "./views/health.js";
-import { pageEvidence, type PageEvidence } from "./views/evidence.js";
+import { evidenceDigests, pageEvidence, type PageEvidence } from "./views/evidence.js";
 import { collectIssues, type ValidationIssue } from "./views/validate.js";
 import { wikiSummary, type SummaryLimits, type WikiSummary } from "./views/summary.js";
 
@@ -182,6 +182,14 @@ export class WikiIndex {
     return this.guard(async () => {
       await this.fresh();
       return pageEvidence(this.current(), slugs);
+    });
+  }
+
+  /** Each page's evidence digest, by slug (every page, or the named ones), after a refresh. */
+  async evidenceDigests(slugs: readonly string[] = []): Promise<Map<string, string>> {
+    return this.guard(async () => {
+      await this.fresh();
+      return evidenceDigests(this.current(), slugs);
     });
   }
 

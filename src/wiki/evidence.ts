@@ -40,6 +40,20 @@ export function fileLines(text: string): string[] {
 
 const FINGERPRINT_HEX = 16;
 
+/**
+ * A digest of what drift reads from a page: its path and its file sources (target, lines,
+ * stamp). The index keeps it per page, so drift knows which cached results still hold
+ * without reading every source.
+ */
+export function evidenceDigest(relPath: string, sources: readonly { source_type: string; source_id: string; target: string | null; lines: string | null; fingerprint: string | null; verified_at: string | null }[]): string {
+  const hash = createHash("sha1").update(`${relPath}\n`);
+  for (const s of sources) {
+    if (s.source_type !== "file" || s.target === null) continue;
+    hash.update(`${s.source_id}\0${s.target}\0${s.lines ?? ""}\0${s.fingerprint ?? ""}\0${s.verified_at ?? ""}\n`);
+  }
+  return hash.digest("base64").slice(0, 22);
+}
+
 /** The fingerprint of cited lines: the start of a SHA-256 of their normalized text. */
 export function linesFingerprint(lines: readonly string[]): string {
   return createHash("sha256").update(lines.join("\n")).digest("hex").slice(0, FINGERPRINT_HEX);
@@ -81,6 +95,36 @@ function windowsOf(lines: readonly string[], length: number): Map<string, number
     byLength.set(length, windows);
   }
   return windows;
+}
+
+/** Each line's starts, by text: built once per file, to find a cited run of lines by its first. */
+const lineIndexCache = new WeakMap<readonly string[], Map<string, number[]>>();
+
+function lineIndex(lines: readonly string[]): Map<string, number[]> {
+  let index = lineIndexCache.get(lines);
+  if (!index) {
+    index = new Map();
+    lines.forEach((line, i) => {
+      const starts = index!.get(line);
+      if (starts) starts.push(i + 1);
+      else index!.set(line, [i + 1]);
+    });
+    lineIndexCache.set(lines, index);
+  }
+  return index;
+}
+
+/**
+ * `anchorRange` for when the cited text itself is known (the lines as they were at the
+ * commit a page was verified at): found by comparing lines, with no hashing.
+ */
+export function anchorLines(lines: readonly string[], range: LineRange, cited: readonly string[]): Anchor {
+  const matchesAt = (start: number) => cited.every((line, i) => lines[start - 1 + i] === line);
+  if (range.end <= lines.length && matchesAt(range.start)) return { status: "fresh" };
+  const starts = (lineIndex(lines).get(cited[0] ?? "") ?? []).filter((start) => start !== range.start && start + cited.length - 1 <= lines.length && matchesAt(start));
+  if (starts.length === 0) return { status: "changed" };
+  const nearest = starts.sort((a, b) => Math.abs(a - range.start) - Math.abs(b - range.start) || a - b)[0]!;
+  return { status: "moved", range: { start: nearest, end: nearest + cited.length - 1 } };
 }
 
 /**

@@ -227,3 +227,31 @@ test("reading a cited file never follows a link out of the repository", () => {
   rmSync(outside);
   expect(readFileSync(join(repo.root, "src/a.ts"), "utf8")).toBe("a\n");
 });
+
+describe("the drift cache", () => {
+  const fromCache = (result: { stderr: string }) => Number(/drift: (\d+) pages from the cache/.exec(result.stderr)?.[1] ?? "NaN");
+
+  test("an unchanged rerun answers from the cache; an edit, a commit or a staged change judges again only what they touch", () => {
+    const repo = repository({ "src/a.ts": "a\n", "src/b.ts": "b\n" }, [{ id: "a", path: "src/a.ts" }]);
+    repo.write("almanac/arch/other.md", page({ title: "Other", topics: ["concepts"], sources: [{ id: "b", type: "file", path: "src/b.ts" }], body: "# Other\n\n[@b]" }));
+    repo.commit("other page");
+    const traced = (...args: string[]) => repo.box.run(["drift", "--json", "--all", ...args], { cwd: repo.root, env: { CODEALMANAC_TRACE: "1" } });
+    expect(fromCache(traced())).toBe(0);
+    const again = traced();
+    expect(fromCache(again)).toBe(3);
+    expect(again.json<DriftJson>().pages.map((p) => p.status)).toEqual(["fresh", "fresh", "fresh"]);
+
+    repo.write("src/a.ts", "a, edited\n");
+    const edited = traced();
+    expect(fromCache(edited)).toBe(2);
+    expect(edited.json<DriftJson>().pages.map((p) => [p.slug, p.status])).toEqual([["README", "fresh"], ["arch/other", "fresh"], ["arch/queue", "stale"]]);
+
+    repo.git("add", "src/a.ts");
+    expect(fromCache(traced())).toBe(0);
+    repo.commit("edit a");
+    const committed = traced();
+    expect(fromCache(committed)).toBe(0);
+    expect(committed.json<DriftJson>().pages.find((p) => p.slug === "arch/queue")!.sources[0]!.commits).toHaveLength(1);
+    expect(fromCache(traced("arch/other"))).toBe(1);
+  });
+});

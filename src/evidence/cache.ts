@@ -1,0 +1,138 @@
+/**
+ * Drift results kept beside the wiki's index, page by page, and reused while nothing a page's
+ * result was computed from has changed: the same HEAD, the same git index file (staging or a
+ * checkout rewrites it), the same file sources on the page (the index's evidence digest), and
+ * each file it read with the same size, mtime and inode (an uncommitted edit changes those).
+ * A page whose inputs changed is judged again; the others are read back. The file is compact
+ * (shared tables of commits and file states) because it is read on every `ca drift`.
+ */
+import { readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { SOURCE_STATUSES, type PageDrift, type SourceDrift } from "./types.js";
+
+const VERSION = 1;
+const UNCHANGED = "unchanged";
+
+export interface CacheKey {
+  head: string;
+  /** Size, mtime and inode of the git index file. */
+  gitIndex: string | null;
+}
+
+/** `[id, path, lines, status, commit numbers, reason (absent: unchanged), now path, now lines]` */
+type StoredSource = [string, string, string | null, number, number[], string?, string?, (string | null)?];
+/** `[evidence digest, file, verified_at, page status, sources]` */
+type StoredPage = [string, string, string | null, PageDrift["status"], StoredSource[]];
+
+interface CacheFile {
+  version: number;
+  key: CacheKey;
+  commits: string[];
+  /** Repository-relative path → its state when it was read (null: it did not exist). */
+  states: Record<string, string | null>;
+  pages: Record<string, StoredPage>;
+}
+
+/** Size, mtime (ns) and inode; null when the path does not exist. */
+export function fileState(path: string): string | null {
+  try {
+    const stat = statSync(path, { bigint: true });
+    return `${stat.size}:${stat.mtimeNs}:${stat.ino}`;
+  } catch {
+    return null;
+  }
+}
+
+export class DriftCache {
+  private file: CacheFile;
+  private readonly now = new Map<string, string | null>();
+  private readonly commitNumbers = new Map<string, number>();
+
+  constructor(
+    private readonly path: string,
+    private readonly root: string,
+    key: CacheKey,
+  ) {
+    this.file = { version: VERSION, key, commits: [], states: {}, pages: {} };
+    try {
+      const cached = JSON.parse(readFileSync(path, "utf8")) as CacheFile;
+      if (cached.version === VERSION && cached.key.head === key.head && cached.key.gitIndex === key.gitIndex) this.file = cached;
+    } catch {
+      // No cache yet, or one that cannot be read: every page is judged.
+    }
+    this.file.commits.forEach((sha, i) => this.commitNumbers.set(sha, i));
+  }
+
+  /** The state of a file now, taken once per report (before the file is read). */
+  state(path: string): string | null {
+    let state = this.now.get(path);
+    if (state === undefined) this.now.set(path, (state = fileState(join(this.root, path))));
+    return state;
+  }
+
+  /** The page's cached result, if its evidence digest matches and every file it read is as it was. */
+  lookup(slug: string, digest: string): PageDrift | null {
+    const stored = this.file.pages[slug];
+    if (!stored || stored[0] !== digest) return null;
+    const sources = stored[4];
+    for (const source of sources) {
+      for (const path of source[6] !== undefined ? [source[1], source[6]] : [source[1]]) {
+        if (!(path in this.file.states) || this.file.states[path] !== this.state(path)) return null;
+      }
+    }
+    return { slug, file: stored[1], verified_at: stored[2], status: stored[3], sources: sources.map((s) => this.decode(s)) };
+  }
+
+  /** Remembers a page's result; the states of the files it read must have been taken (`state`) before they were read. */
+  store(digest: string, drift: PageDrift): void {
+    for (const source of drift.sources) {
+      this.file.states[source.path] = this.state(source.path);
+      if (source.now) this.file.states[source.now.path] = this.state(source.now.path);
+    }
+    this.file.pages[drift.slug] = [digest, drift.file, drift.verified_at, drift.status, drift.sources.map((s) => this.encode(s))];
+  }
+
+  /** Drops pages that no longer exist (after a full report), so the file does not grow without end. */
+  keepOnly(slugs: ReadonlySet<string>): void {
+    for (const slug of Object.keys(this.file.pages)) if (!slugs.has(slug)) delete this.file.pages[slug];
+  }
+
+  /** Written whole to a temporary file and renamed, so a reader never sees half a cache; a failure only costs the next run. */
+  save(): void {
+    const temporary = `${this.path}.${process.pid}.tmp`;
+    try {
+      writeFileSync(temporary, JSON.stringify(this.file));
+      renameSync(temporary, this.path);
+    } catch {
+      // A read-only or full state folder: drift still answers, only slower next time.
+    }
+  }
+
+  private encode(source: SourceDrift): StoredSource {
+    const commits = source.commits.map((sha) => {
+      let n = this.commitNumbers.get(sha);
+      if (n === undefined) {
+        n = this.file.commits.push(sha) - 1;
+        this.commitNumbers.set(sha, n);
+      }
+      return n;
+    });
+    const stored: StoredSource = [source.id, source.path, source.lines, SOURCE_STATUSES.indexOf(source.status), commits];
+    if (source.reason !== UNCHANGED || source.now) stored.push(source.reason);
+    if (source.now) stored.push(source.now.path, source.now.lines);
+    return stored;
+  }
+
+  private decode(stored: StoredSource): SourceDrift {
+    const [id, path, lines, status, commits, reason, nowPath, nowLines] = stored;
+    return {
+      id,
+      path,
+      lines,
+      status: SOURCE_STATUSES[status]!,
+      commits: commits.map((n) => this.file.commits[n]!),
+      reason: reason ?? UNCHANGED,
+      ...(nowPath !== undefined ? { now: { path: nowPath, lines: nowLines ?? null } } : {}),
+    };
+  }
+}
