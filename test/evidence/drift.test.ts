@@ -210,7 +210,7 @@ describe("ca drift modes", () => {
     expect(out).toBe(
       [
         `stale  arch/queue  verified at ${repo.first.slice(0, 10)}`,
-        `  a  src/a.ts  changed: src/a.ts changed in 1 commit since it was verified  ${head.slice(0, 10)}`,
+        `  a  src/a.ts  changed in 1 commit since verified: ${head.slice(0, 10)}`,
         `1 stale, 0 moved of 2 pages at ${head.slice(0, 10)}`,
         "",
       ].join("\n"),

@@ -32,6 +32,10 @@ function pageLines(ctx: CliContext, page: PageDrift, all: boolean): string[] {
 function sourceLine(ctx: CliContext, source: SourceDrift): string {
   const s = ctx.out;
   const where = source.lines === null ? source.path : `${source.path}:${source.lines}`;
-  const commits = source.commits.length === 0 ? "" : s.dim(`  ${source.commits.slice(0, 5).map(short).join(" ")}${source.commits.length > 5 ? " …" : ""}`);
-  return `${source.id}  ${where}  ${source.status}: ${source.reason}${commits}`;
+  if (source.status === "changed" && source.commits.length > 0) {
+    const n = source.commits.length;
+    const shas = `${source.commits.slice(0, 5).map(short).join(" ")}${n > 5 ? " …" : ""}`;
+    return `${source.id}  ${where}  changed in ${n} commit${n === 1 ? "" : "s"} since verified: ${s.dim(shas)}`;
+  }
+  return `${source.id}  ${where}  ${source.status}: ${source.reason}`;
 }
