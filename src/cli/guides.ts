@@ -16,6 +16,7 @@ export const ROOT_GUIDE: Guide = {
     ["codealmanac show <page>", "read one page"],
     ["codealmanac topics", "browse the topic graph"],
     ["codealmanac validate", "check the wiki"],
+    ["codealmanac drift", "pages whose cited code changed"],
     ["codealmanac jobs", "follow background work"],
     ["codealmanac sync", "ingest what your agent sessions learned"],
     ["codealmanac setup", "agent instructions and scheduled sync and garden"],
@@ -78,6 +79,16 @@ export const GUIDES: Record<string, Guide> = {
   forget: { title: "Registered wikis", summary: "Drop a repository that moved or was deleted.", rows: [["codealmanac forget <name>", "forget it and its index"], ["codealmanac list", "see what is registered"]] },
   health: { title: "Health", summary: "A report of wiki findings; always exits 0.", rows: [["codealmanac health", "grouped findings"], ["codealmanac health --json", "as JSON"]] },
   validate: { title: "Validate", summary: "Errors fail (exit 1); warnings fail only with --strict.", rows: [["codealmanac validate", "check the wiki"], ["codealmanac validate --strict", "warnings fail too"], ["codealmanac validate --json", "as JSON"]] },
+  drift: {
+    title: "Drift",
+    summary: "Pages whose cited code changed since they were verified.",
+    rows: [
+      ["codealmanac drift", "stale and moved pages, with reasons"],
+      ["codealmanac drift --all --json", "every page, as JSON"],
+      ["codealmanac drift --base main --fail-on stale", "gate a pull request"],
+      ["codealmanac drift --fix", "re-anchor moved evidence"],
+    ],
+  },
   reindex: { title: "Reindex", summary: "Rebuild the derived index from almanac/.", rows: [["codealmanac reindex", "full rebuild"], ["codealmanac reindex --json", "counts as JSON"]] },
   init: { title: "Init", summary: "Create almanac/ here and queue the first build.", rows: [["codealmanac init", "in the current folder"], ["codealmanac init <path> --name <name>", "somewhere else, named"], ["codealmanac init --using claude", "choose the agent"]] },
   ingest: {

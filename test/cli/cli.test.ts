@@ -118,6 +118,7 @@ describe("syntax errors exit 2 with the syntax screen on stderr", () => {
         "codealmanac show <page>     read one page",
         "codealmanac topics          browse the topic graph",
         "codealmanac validate        check the wiki",
+        "codealmanac drift           pages whose cited code changed",
         "codealmanac jobs            follow background work",
         "codealmanac sync            ingest what your agent sessions learned",
         "codealmanac setup           agent instructions and scheduled sync and garden",
