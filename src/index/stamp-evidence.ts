@@ -59,10 +59,10 @@ export async function stampEvidence(index: WikiIndex, slugs: readonly string[], 
   for (const { slug, rel } of relPaths) {
     if (rel === undefined) continue;
     const path = join(index.almanacPath, rel);
-    if (realpathOrNull(path) !== join(index.wikiRoot, rel)) {
-      report.unstamped.push({ page: slug, source: null, reason: "the page is reached through a symlink; it is not rewritten" });
-      continue;
-    }
+    // A page reached through a symlink is never rewritten (that would replace the link with
+    // a copy); the index follows links only inside the wiki, so its target is a page of its
+    // own, changed and stamped as such.
+    if (realpathOrNull(path) !== join(index.wikiRoot, rel)) continue;
     try {
       await index.read((db) => db.transaction(() => stampPage(slug, path, index.wikiRoot, verifiedAt, read, report)).immediate());
     } catch (error) {

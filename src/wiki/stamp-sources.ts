@@ -70,7 +70,7 @@ export function citedFingerprint(bytes: Uint8Array, range: LineRange | null): st
 /**
  * Writes each stamp into the source entry at its index (see fileSourceEntries): `fingerprint`
  * and `verified_at` are replaced where they stand or appended to the entry, and `verified_at`
- * is dropped when the stamp has none. Returns `text` itself when every stamp is already there,
+ * is taken out when the stamp has none. Returns `text` itself when every stamp is already there,
  * so callers can skip the write. Indexes that name no mapping entry are ignored.
  */
 export function stampPageSources(text: string, stamps: ReadonlyMap<number, SourceStamp>, path: string): string {
@@ -170,8 +170,10 @@ function stampEdits(yaml: string, entry: YAMLMap, stamp: SourceStamp, eol: strin
   for (const [key, value] of fields) {
     const pair = entry.items.find((p) => isScalar(p.key) && p.key.value === key);
     if (value === null) {
-      // Taking a key out is left to the document model.
-      if (pair) return null;
+      if (!pair) continue;
+      const removal = removePair(yaml, entry, pair);
+      if (removal === null) return null;
+      edits.push(removal);
       continue;
     }
     if (!pair) {
@@ -194,6 +196,25 @@ function stampEdits(yaml: string, entry: YAMLMap, stamp: SourceStamp, eol: strin
   if (added === null) return null;
   edits.push(added);
   return edits;
+}
+
+/**
+ * Takes a pair out: in a flow entry from the end of the value before it, in a block entry
+ * its whole line(s). A pair that opens its entry (the `- key:` line) is left to the document model.
+ */
+function removePair(yaml: string, entry: YAMLMap, pair: Pair): Edit | null {
+  const index = entry.items.indexOf(pair);
+  const end = (pair.value as Ranged | null)?.range?.[1];
+  const keyStart = (pair.key as Ranged | null)?.range?.[0];
+  if (index < 1 || end === undefined || keyStart === undefined) return null;
+  if (entry.flow) {
+    const before = (entry.items[index - 1]?.value as Ranged | null | undefined)?.range?.[1];
+    return before === undefined ? null : { start: before, end, text: "" };
+  }
+  const lineStart = yaml.lastIndexOf("\n", keyStart - 1) + 1;
+  if (!/^[ \t]*$/.test(yaml.slice(lineStart, keyStart))) return null;
+  const newline = yaml.indexOf("\n", Math.max(end - 1, keyStart));
+  return { start: lineStart, end: newline < 0 ? yaml.length : newline + 1, text: "" };
 }
 
 /** New `key: value` lines after the line where the entry's last value ends, at the entry's key column. */
@@ -235,18 +256,23 @@ function rebuildSources(yaml: string, stamps: Map<number, SourceStamp>, eol: str
  * outside that pair keeps its bytes even when the splice above could not be used.
  */
 function spliceSourcesValue(yaml: string, parsed: ParsedYaml, rebuilt: string): string | null {
-  const from = pairSpan(parsed);
-  const to = pairSpan(parseYamlSource(rebuilt));
+  const from = pairSpan(yaml, parsed);
+  const to = pairSpan(rebuilt, parseYamlSource(rebuilt));
   if (from === null || to === null) return null;
   return yaml.slice(0, from[0]) + rebuilt.slice(to[0], to[1]) + yaml.slice(from[1]);
 }
 
-function pairSpan(parsed: ParsedYaml): [number, number] | null {
+/** From the `sources` key to the end of its value, and on through the line break when only blanks are left on that line. */
+function pairSpan(yaml: string, parsed: ParsedYaml): [number, number] | null {
   if (parsed.error || !isMap(parsed.doc.contents)) return null;
   const pair = sourcesPair(parsed.doc.contents);
   const start = (pair?.key as Ranged | null | undefined)?.range?.[0];
   const end = (pair?.value as Ranged | null | undefined)?.range?.[1];
-  return start === undefined || end === undefined ? null : [start, end];
+  if (start === undefined || end === undefined) return null;
+  if (end > 0 && yaml[end - 1] === "\n") return [start, end];
+  const newline = yaml.indexOf("\n", end);
+  const lineEnd = newline < 0 ? yaml.length : newline + 1;
+  return [start, /^[ \t\r]*\n?$/.test(yaml.slice(end, lineEnd)) ? lineEnd : end];
 }
 
 function stringValue(value: unknown): string | null {

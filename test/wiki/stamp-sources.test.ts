@@ -125,24 +125,38 @@ describe("stampPageSources on block entries", () => {
   });
 });
 
-describe("stampPageSources through the document model", () => {
-  test("dropping verified_at (no git any more) rewrites only the sources pair; the rest keeps its bytes", () => {
+describe("stampPageSources without git: verified_at is taken out", () => {
+  test("from a flow entry, with the separator before it", () => {
     const text = FLOW.replace("lines: 40-88}", `lines: 40-88, fingerprint: aaaaaaaaaaaaaaaa, verified_at: ${SHA}}`);
-    const out = stamp(text, [[0, { fingerprint: "9999999999999999a".slice(0, 16), verified_at: null }]]);
-    const [head, tail] = [text.slice(0, text.indexOf("sources:")), text.slice(text.indexOf("---\n# Queue"))];
-    expect(out.startsWith(head)).toBe(true);
-    expect(out.endsWith(tail)).toBe(true);
+    const out = stamp(text, [[0, { fingerprint: "9999999999999999".replace(/9/g, "c"), verified_at: null }]]);
+    expect(out).toBe(FLOW.replace("lines: 40-88}", "lines: 40-88, fingerprint: cccccccccccccccc}"));
     const worker = sourcesOf(out)[0]!;
-    expect([worker.fingerprint, worker.verified_at, worker.lines]).toEqual(["9999999999999999", null, "40-88"]);
-    expect(sourcesOf(out).map((s) => s.source_id)).toEqual(["worker", "pr", "spec"]);
+    expect([worker.fingerprint, worker.verified_at, worker.lines]).toEqual(["cccccccccccccccc", null, "40-88"]);
+  });
+
+  test("from a block entry, its whole line, even when it was the entry's last and the fingerprint is new", () => {
+    const text = BLOCK.replace("    path: docs/spec.md\n", `    path: docs/spec.md\n    verified_at: ${OTHER}   # old\n`);
+    const out = stamp(text, [[1, { fingerprint: "abababababababab", verified_at: null }]]);
+    expect(out).toBe(BLOCK.replace("    path: docs/spec.md\n", "    path: docs/spec.md\n    fingerprint: abababababababab\n"));
+  });
+});
+
+describe("stampPageSources through the document model", () => {
+  const rest = (text: string) => [text.slice(0, text.indexOf("sources:")), text.slice(text.indexOf("\ntopics:"))];
+
+  test("a layout the splice does not take (the key opens its entry) is rewritten in the sources pair only", () => {
+    const text = BLOCK.replace("  - id: spec\n", `  - verified_at: ${OTHER}\n    id: spec\n`);
+    const out = stamp(text, [[1, { fingerprint: "abababababababab", verified_at: null }]]);
+    expect(rest(out)).toEqual(rest(text));
+    const spec = sourcesOf(out)[1]!;
+    expect([spec.source_id, spec.fingerprint, spec.verified_at]).toEqual(["spec", "abababababababab", null]);
+    expect(sourcesOf(out)[0]).toMatchObject({ source_id: "worker", note: "The claim loop,\nin two lines.", lines: "40-88" });
   });
 
   test("a value the splice cannot take (an empty key) is still stamped, and proved", () => {
     const text = "---\ntitle: T\nsources:\n  - id: a\n    type: file\n    path: a.ts\n    fingerprint:\n---\nBody\n";
     const out = stamp(text, [[0, { fingerprint: "abcdefabcdefabcd", verified_at: SHA }]]);
-    expect(out.startsWith("---\ntitle: T\nsources:\n")).toBe(true);
-    expect(out.endsWith("---\nBody\n")).toBe(true);
-    expect(sourcesOf(out)[0]).toMatchObject({ fingerprint: "abcdefabcdefabcd", verified_at: SHA });
+    expect(out).toBe(`---\ntitle: T\nsources:\n  - id: a\n    type: file\n    path: a.ts\n    fingerprint: abcdefabcdefabcd\n    verified_at: ${SHA}\n---\nBody\n`);
   });
 });
 
