@@ -4,7 +4,7 @@
  * product's commit, which then holds the stamps; pages the run did not touch keep every byte.
  */
 import { execFileSync } from "node:child_process";
-import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { fileFingerprint, fileLines, rangeFingerprint } from "../../src/wiki/evidence.js";
@@ -113,6 +113,7 @@ describe("the product stamps a finished run's evidence", () => {
     // The stale stamp is replaced where it stands; its comment and every other byte stay.
     expect(page("old.md")).toBe(OLD_AFTER.replace('"0000000000000000"', appPrint).replace(OLD_SHA, head));
     expect(page("untouched.md")).toBe(UNTOUCHED);
+    expect(lstatSync(join(root, "almanac", "concepts", "alias.md")).isSymbolicLink()).toBe(true);
     expect(gitIn(root, "ls-files", "-s", "almanac/concepts/alias.md").startsWith("120000 ")).toBe(true);
 
     // The product's commit holds the stamped pages as they are on disk, and nothing is left over.
@@ -141,5 +142,6 @@ describe("the product stamps a finished run's evidence", () => {
     expect(page("queue.md")).toBe(stampedNewPage(null));
     expect(page("old.md")).toBe(OLD_AFTER.replace('"0000000000000000"', appPrint).replace(`    verified_at: ${OLD_SHA}\n`, ""));
     expect(page("untouched.md")).toBe(UNTOUCHED);
+    expect(lstatSync(join(root, "almanac", "concepts", "alias.md")).isSymbolicLink()).toBe(true);
   });
 });

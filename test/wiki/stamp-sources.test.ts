@@ -74,6 +74,9 @@ describe("stampPageSources on flow entries", () => {
     const once = stamp(FLOW, [[0, { fingerprint: "aaaaaaaaaaaaaaaa", verified_at: SHA }]]);
     expect(stamp(once, [[0, { fingerprint: "aaaaaaaaaaaaaaaa", verified_at: SHA }]])).toBe(once);
     expect(stamp(FLOW, [])).toBe(FLOW);
+    // Equal in value is equal: another quoting style is not rewritten.
+    const quoted = FLOW.replace("lines: 40-88}", `lines: 40-88, fingerprint: 'aaaaaaaaaaaaaaaa', verified_at: "${SHA}"}`);
+    expect(stamp(quoted, [[0, { fingerprint: "aaaaaaaaaaaaaaaa", verified_at: SHA }]])).toBe(quoted);
   });
 
   test("a fingerprint of digits only is quoted, so it stays a string", () => {
@@ -145,7 +148,9 @@ describe("stampPageSources through the document model", () => {
   const rest = (text: string) => [text.slice(0, text.indexOf("sources:")), text.slice(text.indexOf("\ntopics:"))];
 
   test("a layout the splice does not take (the key opens its entry) is rewritten in the sources pair only", () => {
-    const text = BLOCK.replace("  - id: spec\n", `  - verified_at: ${OTHER}\n    id: spec\n`);
+    const text = BLOCK.replace("  - id: spec\n", `  - verified_at: ${OTHER}\n    id: spec\n`)
+      .replace("title: Queue\n", "title:    Queue   # odd spacing the model would tidy\n")
+      .replace("  - queue\n", "  -   queue\n");
     const out = stamp(text, [[1, { fingerprint: "abababababababab", verified_at: null }]]);
     expect(rest(out)).toEqual(rest(text));
     const spec = sourcesOf(out)[1]!;
