@@ -271,10 +271,13 @@ export class LifecycleRunner implements OperationRunner {
     }
     if (report.sources > 0) {
       const pages = `${report.pages} page${report.pages === 1 ? "" : "s"}`;
-      runs.appendEvent(record.runId, now(), "message", `stamped the evidence of ${report.sources} file source${report.sources === 1 ? "" : "s"} on ${pages}`, { evidence: report });
+      const counts = { pages: report.pages, sources: report.sources, written: report.written };
+      runs.appendEvent(record.runId, now(), "message", `stamped the evidence of ${report.sources} file source${report.sources === 1 ? "" : "s"} on ${pages}`, counts);
     }
     const unstamped = describeUnstamped(report.unstamped);
-    if (unstamped) runs.appendEvent(record.runId, now(), "warning", unstamped, { unstamped: report.unstamped });
+    if (unstamped) {
+      runs.appendEvent(record.runId, now(), "warning", unstamped, { unstamped: report.unstamped.slice(0, UNSTAMPED_LIMIT), count: report.unstamped.length });
+    }
   }
 
   /**
@@ -328,6 +331,9 @@ export class LifecycleRunner implements OperationRunner {
     }
   }
 }
+
+/** Unstamped sources a run's warning event lists in full; a big garden run may have thousands. */
+const UNSTAMPED_LIMIT = 200;
 
 /** One line for the sources a finished run could not stamp; a folder source (`src/queue/`) is not among them: it has nothing to fingerprint. */
 function describeUnstamped(unstamped: readonly UnstampedSource[]): string | null {

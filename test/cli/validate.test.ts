@@ -324,11 +324,15 @@ describe("validate", () => {
             { id: "last", type: "file", path: "src/a.ts", lines: "2-3" },
             { id: "past", type: "file", path: "src/a.ts", lines: "3-4" },
             { id: "gone", type: "file", path: "src/gone.ts", lines: "1" },
+            { id: "out", type: "file", path: "src/out.ts", lines: "5" },
           ],
-          body: "Cites [@last] [@past] [@gone].",
+          body: "Cites [@last] [@past] [@gone] [@out].",
         }),
       });
       mkdirSync(join(repo, "src"));
+      // A link leading out of the repository is never read, so its length is never told.
+      writeFileSync(join(box.dir, "outside.ts"), "one line\n");
+      symlinkSync(join(box.dir, "outside.ts"), join(repo, "src", "out.ts"));
       // Three lines as fingerprints count them: the CRLF and the trailing blank line add none.
       writeFileSync(join(repo, "src", "a.ts"), "one\r\ntwo\r\nthree  \r\n");
       const { code, result } = validate(box, repo);

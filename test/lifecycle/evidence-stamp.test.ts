@@ -3,6 +3,7 @@
  * pages it created or updated (fingerprint of what is cited, HEAD it was read at) before the
  * product's commit, which then holds the stamps; pages the run did not touch keep every byte.
  */
+import Database from "better-sqlite3";
 import { execFileSync } from "node:child_process";
 import { lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -87,6 +88,20 @@ function runAgent(root: string): JobRecord {
     .json<JobRecord>();
 }
 
+/** The payloads of the stamp's events: its counts, then what it could not stamp. */
+function payloads(runId: string): unknown[] {
+  const db = new Database(join(box.state, "codealmanac.db"), { readonly: true });
+  try {
+    const rows = db
+      .prepare("SELECT payload_json FROM run_events WHERE run_id = ? AND (message LIKE 'stamped the evidence%' OR message LIKE '% not stamped: %') ORDER BY seq")
+      .pluck()
+      .all(runId) as string[];
+    return rows.map((row) => JSON.parse(row) as unknown);
+  } finally {
+    db.close();
+  }
+}
+
 const claimPrint = rangeFingerprint(fileLines(QUEUE_TS), { start: 2, end: 3 })!;
 const appPrint = fileFingerprint(Buffer.from(APP_TS));
 
@@ -131,6 +146,10 @@ describe("the product stamps a finished run's evidence", () => {
     ]);
     const stamped = log.findIndex((e) => e.message.startsWith("stamped the evidence"));
     expect(stamped).toBeLessThan(log.findIndex((e) => e.message.startsWith("committed ")));
+    expect(payloads(record.run_id)).toEqual([
+      { pages: 2, sources: 3, written: 2 },
+      { unstamped: [{ page: "concepts/queue", source: "past", reason: "lines 50-60 run past the end of src/app.ts (1 line)" }], count: 1 },
+    ]);
   });
 
   test("outside git: the fingerprint alone, and a stale verified_at goes", () => {
