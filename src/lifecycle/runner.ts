@@ -332,7 +332,7 @@ export class LifecycleRunner implements OperationRunner {
   }
 }
 
-/** Unstamped sources a run's warning event lists in full; a big garden run may have thousands. */
+/** At most this many unstamped sources go into the warning's payload (its count says how many there were); a big garden run may have thousands. */
 const UNSTAMPED_LIMIT = 200;
 
 /** One line for the sources a finished run could not stamp; a folder source (`src/queue/`) is not among them: it has nothing to fingerprint. */
