@@ -23,6 +23,7 @@ Rules:
 - The wiki root is almanac/. A page's identity is its path without .md; README.md is a folder's landing page.
 - Every page has front matter with title, summary, topics (declared in almanac/topics.yaml) and sources.
 - Cite non-obvious claims inline with [@source-id]; list every cited source under sources: (type: file for repository paths, directories end with /). Code is the authority when documents disagree.
+- For a material claim about code (a behaviour, a default, an order, a failure mode), cite the lines that show it: add \`lines: 40-88\` (or one line, \`lines: 40\`) beside the file source's path, checked against the file as it is now, and give a claim resting on other lines its own source entry. After the run CodeAlmanac stamps each file source with \`fingerprint\` and \`verified_at\`, so it can tell when the cited code changes; never write or edit those two keys.
 - Link pages with relative Markdown links to pages that exist or that you create in this run.
 - Write durable knowledge only: no scratch notes, activity logs or raw inventories. Doing nothing is a valid outcome.
 - Edit only files under almanac/. Never write outside the repository; runtime state lives outside it and is not yours to change. Changes outside almanac/ are reported to the user.
@@ -33,11 +34,11 @@ Rules:
 
 const OPERATIONS: Record<RunSpec["kind"], string> = {
   build: `# Build operation
-Survey the repository (docs, entry points, modules, workflows, persistence, configuration, tests), plan the pages a future agent needs, then write them. The runtime context's repository inventory is a starting map, not the territory: verify in the code. Read the writing manual in manual_root first. Organize pages in folders by type (concepts/, architecture/, guides/, decisions/, reference/) and connect them with topics and links.`,
+Survey the repository (docs, entry points, modules, workflows, persistence, configuration, tests), plan the pages a future agent needs, then write them. The runtime context's repository inventory is a starting map, not the territory: verify in the code. Read the writing manual in manual_root first. Organize pages in folders by type (concepts/, architecture/, guides/, decisions/, reference/) and connect them with topics and links. Cite the lines of code that show each material claim.`,
   ingest: `# Ingest operation
-Fold the selected inputs into the existing wiki. The material is in the <source> blocks below the runtime context; when a block says it was cut, the whole material is in the file it names. Understand each input, extract what is durable, find its right home in the existing pages (search them with \`codealmanac search\`), verify important claims against the code, and prefer updating evolving pages over creating new ones.`,
+Fold the selected inputs into the existing wiki. The material is in the <source> blocks below the runtime context; when a block says it was cut, the whole material is in the file it names. Understand each input, extract what is durable, find its right home in the existing pages (search them with \`codealmanac search\`), verify important claims against the code and cite the lines that show them, and prefer updating evolving pages over creating new ones.`,
   garden: `# Garden operation
-Improve the wiki as a whole graph: merge duplicates, fix stale or unsupported claims, repair broken links and references, strengthen topics and hub pages. The runtime context's \`garden\` object summarizes the wiki (largest topics, most-linked pages, pages nothing links to, recent changes) and its current findings, sampled when there are many (\`codealmanac validate --json\` lists them all). Errors that exist now do not fail this run; errors you introduce do. Current code is the truth. Avoid churn.`,
+Improve the wiki as a whole graph: merge duplicates, fix stale or unsupported claims, repair broken links and references, strengthen topics and hub pages. The runtime context's \`garden\` object summarizes the wiki (largest topics, most-linked pages, pages nothing links to, recent changes) and its current findings, sampled when there are many (\`codealmanac validate --json\` lists them all). Errors that exist now do not fail this run; errors you introduce do. Current code is the truth: when you check or correct a claim about code, point its source's \`lines\` at where the code now shows it. Avoid churn.`,
 };
 
 export interface PromptMaterial {

@@ -23,7 +23,8 @@ import {
   preparationMessage,
   type PromptMaterial,
 } from "./prompts.js";
-import { compareSnapshots, describeOutside, takeSnapshot, type GitSnapshot } from "./write-boundary.js";
+import { stampEvidence, type EvidenceStampReport, type UnstampedSource } from "../index/stamp-evidence.js";
+import { compareSnapshots, describeOutside, headCommit, takeSnapshot, type GitSnapshot } from "./write-boundary.js";
 import { agentEnvironment, prepareAgentTools, removeAgentTools, type AgentTools, type CliEntry } from "./agent-tools.js";
 import { commitSubject, commitWikiChanges, type WikiCommitOutcome } from "./wiki-commit.js";
 
@@ -113,11 +114,13 @@ export class LifecycleRunner implements OperationRunner {
         );
       }
       await phase("indexing", () => index.refresh());
-      runs.recordPageChanges(record.runId, diffPages(pagesBefore, await index.pageFingerprints()));
+      const pageChanges = diffPages(pagesBefore, await index.pageFingerprints());
+      runs.recordPageChanges(record.runId, pageChanges);
       await phase("wiki_validation", async () => gate(issues, await index.issues()));
       const summary = result.summary ?? `${spec.kind} completed`;
-      // The seam before the commit: the evidence stamp, then the secret gate, go here, in
-      // that order, so what they write or refuse is what gets committed (or not).
+      // The seam before the commit: the evidence stamp, then the secret gate, in that order,
+      // so what they write or refuse is what gets committed (or not).
+      await phase("internal_error", () => this.stamp(record, index, [...pageChanges.created, ...pageChanges.updated]));
       await phase("internal_error", () => this.commit(record, spec, before, summary));
       runs.finishRun(record.runId, now(), { status: "done", summary });
     } catch (error) {
@@ -252,6 +255,32 @@ export class LifecycleRunner implements OperationRunner {
   }
 
   /**
+   * The product, not the agent, stamps the evidence of every page the run created or updated:
+   * each file source gets the fingerprint of what it cites and the HEAD it was read at. A
+   * failure here is a warning: the run's work is still committed, unstamped.
+   */
+  private async stamp(record: RunRecord, index: WikiIndex, slugs: string[]): Promise<void> {
+    const { runs, now } = this.deps;
+    let report: EvidenceStampReport;
+    try {
+      const head = await headCommit(record.repositoryRoot, this.deps.commands, this.deps.env);
+      report = await stampEvidence(index, slugs, head);
+    } catch (error) {
+      runs.appendEvent(record.runId, now(), "warning", `evidence not stamped: ${oneLine(error)}`);
+      return;
+    }
+    if (report.sources > 0) {
+      const pages = `${report.pages} page${report.pages === 1 ? "" : "s"}`;
+      const counts = { pages: report.pages, sources: report.sources, written: report.written };
+      runs.appendEvent(record.runId, now(), "message", `stamped the evidence of ${report.sources} file source${report.sources === 1 ? "" : "s"} on ${pages}`, counts);
+    }
+    const unstamped = describeUnstamped(report.unstamped);
+    if (unstamped) {
+      runs.appendEvent(record.runId, now(), "warning", unstamped, { unstamped: report.unstamped.slice(0, UNSTAMPED_LIMIT), count: report.unstamped.length });
+    }
+  }
+
+  /**
    * The product commits the wiki changes; the agent never does. What git refuses (detached
    * HEAD, a merge in progress, no identity, signing that fails) is a warning: the run is still
    * done, and the agent's work stays in the working tree.
@@ -301,6 +330,18 @@ export class LifecycleRunner implements OperationRunner {
       throw new PhaseFailure("internal_error", error);
     }
   }
+}
+
+/** At most this many unstamped sources go into the warning's payload (its count says how many there were); a big garden run may have thousands. */
+const UNSTAMPED_LIMIT = 200;
+
+/** One line for the sources a finished run could not stamp; a folder source (`src/queue/`) is not among them: it has nothing to fingerprint. */
+function describeUnstamped(unstamped: readonly UnstampedSource[]): string | null {
+  if (unstamped.length === 0) return null;
+  const shown = unstamped.slice(0, 5).map((u) => `${u.page}${u.source ? ` [@${u.source}]` : ""}: ${u.reason}`);
+  const more = unstamped.length > 5 ? `; and ${unstamped.length - 5} more` : "";
+  const count = unstamped.length;
+  return `${count} file source${count === 1 ? "" : "s"} not stamped: ${shown.join("; ")}${more}`;
 }
 
 function issueKey(issue: ValidationIssue): string {

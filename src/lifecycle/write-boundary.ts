@@ -47,6 +47,15 @@ export async function takeSnapshot(root: string, git: CommandRunner, env: NodeJS
   return { top: topPath, head: head.code === 0 ? head.stdout.trim() : null, dirty };
 }
 
+const COMMIT_ID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
+
+/** The commit HEAD names now, or null outside a git work tree or before the first commit. */
+export async function headCommit(root: string, git: CommandRunner, env: NodeJS.ProcessEnv): Promise<string | null> {
+  const head = await gitIn(root, git, env)(["rev-parse", "--verify", "--quiet", "HEAD^{commit}"]);
+  const sha = head.stdout.trim();
+  return head.code === 0 && COMMIT_ID.test(sha) ? sha : null;
+}
+
 /**
  * What changed between two snapshots: commits made in between, and files outside the
  * wiki folder that were added, modified or deleted (in the working tree or by those commits).

@@ -4,6 +4,7 @@ import type { PageProblem, PageSource, SourceType } from "./types.js";
 import type { FrontmatterSplit } from "./frontmatter.js";
 import { normalizeTopicList } from "./topic-list.js";
 import { formatLineRange, parseLineRange } from "./evidence.js";
+import { normalizeRefPath } from "./file-refs.js";
 import { isPlainMapping, parseYamlSource, yamlValue } from "./yaml-source.js";
 import type { ParsedYaml } from "./yaml-source.js";
 
@@ -116,19 +117,23 @@ function readSource(entry: unknown, problem: (message: string) => void): PageSou
     title: nonEmptyString(entry.title),
     retrieved_at: dateText(entry.retrieved_at),
     note: nonEmptyString(entry.note),
-    ...readEvidence(entry, type, id, problem),
+    ...readEvidence(entry, type, id, target, problem),
   };
 }
 
 type Evidence = Pick<PageSource, "lines" | "fingerprint" | "verified_at">;
 
-/** A file source's line range and stamp; a range that cannot be read is reported and ignored. */
-function readEvidence(entry: Record<string, unknown>, type: SourceType, id: string, problem: (message: string) => void): Evidence {
+/**
+ * A file source's line range and stamp; a range that cannot be read, or that is given on a
+ * folder (which has no lines), is reported and ignored.
+ */
+function readEvidence(entry: Record<string, unknown>, type: SourceType, id: string, target: string | null, problem: (message: string) => void): Evidence {
   const evidence: Evidence = { lines: null, fingerprint: null, verified_at: null };
   if (type !== "file") return evidence;
   if (entry.lines !== undefined && entry.lines !== null) {
     const parsed = parseLineRange(entry.lines);
     if ("error" in parsed) problem(`source ${id}: ${parsed.error}`);
+    else if (target !== null && normalizeRefPath(target)?.isDir) problem(`source ${id}: lines ${formatLineRange(parsed.range)} cite a folder (${target}); cite a file, or drop lines`);
     else evidence.lines = formatLineRange(parsed.range);
   }
   evidence.fingerprint = nonEmptyString(entry.fingerprint);

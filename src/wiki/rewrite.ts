@@ -40,9 +40,10 @@ export function rewritePageTopics(text: string, topics: readonly string[], path:
   return opener + yaml + closer + split.body;
 }
 
-type Loaded = { split: FrontmatterSplit; parsed: ParsedYaml | null; value: Record<string, unknown> };
+/** A page's front matter, split and parsed; shared by the rewriters (topics here, the evidence stamp). */
+export type Loaded = { split: FrontmatterSplit; parsed: ParsedYaml | null; value: Record<string, unknown> };
 
-function loadFrontmatter(text: string, path: string): Loaded {
+export function loadFrontmatter(text: string, path: string): Loaded {
   const split = splitFrontmatter(text);
   if (split.yaml === null) return { split, parsed: null, value: {} };
   const parsed = parseYamlSource(split.yaml);

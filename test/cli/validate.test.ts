@@ -240,6 +240,35 @@ describe("validate", () => {
       ]);
     });
 
+    test("source_invalid: cited lines that run backwards, start at 0, or name a folder (with or without its slash)", () => {
+      const box = fresh();
+      const repo = wiki(box, {
+        "a.md": page({
+          title: "A",
+          topics: ["concepts"],
+          sources: [
+            { id: "back", type: "file", path: "src/a.ts", lines: "9-3" },
+            { id: "zero", type: "file", path: "src/a.ts", lines: "0" },
+            { id: "slash", type: "file", path: "src/", lines: "1-4" },
+            { id: "bare", type: "file", path: "src", lines: "2" },
+          ],
+          body: "Cites [@back] [@zero] [@slash] [@bare].",
+        }),
+      });
+      mkdirSync(join(repo, "src"));
+      writeFileSync(join(repo, "src", "a.ts"), "one\ntwo\n");
+      const { code, result } = validate(box, repo);
+      expect(code).toBe(1);
+      expect(result.issues).toEqual([
+        issue("source_invalid", "error", "source back: lines 9-3 run backwards (line 5)", { page: "a", path: "a.md" }),
+        issue("source_invalid", "error", "source zero: lines start at 1, not 0 (line 9)", { page: "a", path: "a.md" }),
+        issue("source_invalid", "error", "source slash: lines 1-4 cite a folder (src/); cite a file, or drop lines (line 13)", { page: "a", path: "a.md" }),
+        // A folder cited as a file is also a dead file reference, as without lines.
+        issue("dead_refs", "warning", "file source does not exist: src", { page: "a", path: "src" }),
+        issue("source_invalid", "error", "source bare: lines 2 cite a folder (src); cite a file, or drop lines", { page: "a", path: "src" }),
+      ]);
+    });
+
     test("runtime_state: index files and run folders inside almanac/", () => {
       const box = fresh();
       const repo = wiki(box, {});
@@ -283,6 +312,39 @@ describe("validate", () => {
       mkdirSync(join(repo, "src"));
       writeFileSync(join(repo, "src", "here.ts"), "");
       expectOnly(box, repo, issue("dead_refs", "warning", "file source does not exist: src/gone.ts", { page: "a", path: "src/gone.ts" }));
+    });
+
+    test("lines_past_end: a range past the last line names the file and its length; the last line itself is fine", () => {
+      const box = fresh();
+      const repo = wiki(box, {
+        "a.md": page({
+          title: "A",
+          topics: ["concepts"],
+          sources: [
+            { id: "last", type: "file", path: "src/a.ts", lines: "2-3" },
+            { id: "past", type: "file", path: "src/a.ts", lines: "3-4" },
+            { id: "gone", type: "file", path: "src/gone.ts", lines: "1" },
+            { id: "out", type: "file", path: "src/out.ts", lines: "5" },
+          ],
+          body: "Cites [@last] [@past] [@gone] [@out].",
+        }),
+      });
+      mkdirSync(join(repo, "src"));
+      // A link leading out of the repository is never read, so its length is never told.
+      writeFileSync(join(box.dir, "outside.ts"), "one line\n");
+      symlinkSync(join(box.dir, "outside.ts"), join(repo, "src", "out.ts"));
+      // Three lines as fingerprints count them: the CRLF and the trailing blank line add none.
+      writeFileSync(join(repo, "src", "a.ts"), "one\r\ntwo\r\nthree  \r\n");
+      const { code, result } = validate(box, repo);
+      expect(code).toBe(0);
+      expect(result.issues).toEqual([
+        issue("dead_refs", "warning", "file source does not exist: src/gone.ts", { page: "a", path: "src/gone.ts" }),
+        issue("lines_past_end", "warning", "source past: lines 3-4 run past the end of src/a.ts (3 lines)", { page: "a", path: "src/a.ts" }),
+      ]);
+      // Edits are seen at once: a fourth line clears one finding, an empty file makes another.
+      writeFileSync(join(repo, "src", "a.ts"), "one\ntwo\nthree\nfour\n");
+      writeFileSync(join(repo, "src", "gone.ts"), "");
+      expectOnly(box, repo, issue("lines_past_end", "warning", "source gone: lines 1 run past the end of src/gone.ts (0 lines)", { page: "a", path: "src/gone.ts" }));
     });
 
     test("empty_topics: a declared topic without pages; a parent of a used topic is not empty", () => {

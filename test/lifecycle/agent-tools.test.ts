@@ -106,4 +106,16 @@ describe("every command the prompt names is one the agent's harness permits", ()
     expect(prompts[0]).toContain("CodeAlmanac commits the files you changed under almanac/ itself");
     expect(prompts[1]).toContain("stay in the working tree for the user to review");
   });
+
+  test("every prompt asks for cited lines, and leaves the stamp to the product", () => {
+    for (const prompt of prompts) {
+      expect(prompt).toContain("For a material claim about code (a behaviour, a default, an order, a failure mode), cite the lines that show it: add `lines: 40-88`");
+      expect(prompt).toContain("After the run CodeAlmanac stamps each file source with `fingerprint` and `verified_at`");
+      expect(prompt).toContain("never write or edit those two keys");
+    }
+    const [build, , ingest, , garden] = prompts;
+    expect(build).toContain("Cite the lines of code that show each material claim.");
+    expect(ingest).toContain("verify important claims against the code and cite the lines that show them");
+    expect(garden).toContain("point its source's `lines` at where the code now shows it");
+  });
 });

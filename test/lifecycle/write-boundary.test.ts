@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { runCommand } from "../../src/core/exec.js";
-import { compareSnapshots, describeOutside, takeSnapshot } from "../../src/lifecycle/write-boundary.js";
+import { compareSnapshots, describeOutside, headCommit, takeSnapshot } from "../../src/lifecycle/write-boundary.js";
 
 let dir: string;
 
@@ -136,5 +136,30 @@ describe("git snapshots around a run", () => {
       GIT_WORK_TREE: other,
     });
     expect(changes.outside).toEqual([{ path: "src/app.ts", change: "modified" }]);
+  });
+});
+
+describe("headCommit, the commit an evidence stamp names", () => {
+  test("the commit HEAD names, from the repository root or a folder below it", async () => {
+    const root = repo(join(dir, "repo"));
+    const sha = git(root, "rev-parse", "HEAD").trim();
+    expect(await headCommit(root, runCommand, process.env)).toBe(sha);
+    expect(await headCommit(join(root, "src"), runCommand, process.env)).toBe(sha);
+  });
+
+  test("none outside git, and none before the first commit", async () => {
+    mkdirSync(join(dir, "plain"));
+    expect(await headCommit(join(dir, "plain"), runCommand, process.env)).toBeNull();
+    mkdirSync(join(dir, "unborn"));
+    git(join(dir, "unborn"), "init", "-q", "-b", "main");
+    expect(await headCommit(join(dir, "unborn"), runCommand, process.env)).toBeNull();
+  });
+
+  test("a GIT_DIR inherited from a hook does not point it at another repository", async () => {
+    const root = repo(join(dir, "repo"));
+    const other = repo(join(dir, "other"));
+    git(other, "commit", "-q", "--allow-empty", "-m", "second");
+    const env = { ...process.env, GIT_DIR: join(other, ".git") };
+    expect(await headCommit(root, runCommand, env)).toBe(git(root, "rev-parse", "HEAD").trim());
   });
 });

@@ -294,6 +294,59 @@ describe("parsePage: sources", () => {
   });
 });
 
+describe("parsePage: a file source's cited lines and stamp", () => {
+  const SHA = "0123456789abcdef0123456789abcdef01234567";
+  const evidenceOf = (sources: string) => {
+    const parsed = page(`---\nsources:\n${sources}---\n# T\n`);
+    return { sources: parsed.sources.map((s) => [s.source_id, s.lines, s.fingerprint, s.verified_at]), problems: parsed.problems };
+  };
+
+  test("lines read as a range or a single line, and the stamp as written", () => {
+    const read = evidenceOf(
+      [
+        `  - {id: a, type: file, path: a.ts, lines: 40-88, fingerprint: aaaaaaaaaaaaaaaa, verified_at: ${SHA}}`,
+        "  - {id: b, type: file, path: b.ts, lines: 7}",
+        '  - {id: c, type: file, path: c.ts, lines: " 3 - 5 "}',
+        "  - {id: d, type: file, path: d.ts}",
+        "  - {id: e, type: web, url: 'https://x', lines: 1-2, fingerprint: bbbbbbbbbbbbbbbb}",
+        "",
+      ].join("\n"),
+    );
+    expect(read.sources).toEqual([
+      ["a", "40-88", "aaaaaaaaaaaaaaaa", SHA],
+      ["b", "7", null, null],
+      ["c", "3-5", null, null],
+      ["d", null, null, null],
+      ["e", null, null, null],
+    ]);
+    expect(read.problems).toEqual([]);
+  });
+
+  test("a range that cannot be read, or one on a folder, is a source_invalid problem with its line, and is ignored", () => {
+    const read = evidenceOf(
+      [
+        "  - {id: back, type: file, path: a.ts, lines: 9-3}",
+        "  - {id: zero, type: file, path: a.ts, lines: 0}",
+        "  - {id: words, type: file, path: a.ts, lines: top}",
+        "  - {id: dir, type: file, path: src/queue/, lines: 1-4}",
+        "",
+      ].join("\n"),
+    );
+    expect(read.sources).toEqual([
+      ["back", null, null, null],
+      ["zero", null, null, null],
+      ["words", null, null, null],
+      ["dir", null, null, null],
+    ]);
+    expect(read.problems).toEqual([
+      { category: "source_invalid", message: "source back: lines 9-3 run backwards", line: 3 },
+      { category: "source_invalid", message: "source zero: lines start at 1, not 0", line: 4 },
+      { category: "source_invalid", message: 'source words: lines must be a line number or a range like 40-88, not "top"', line: 5 },
+      { category: "source_invalid", message: "source dir: lines 1-4 cite a folder (src/queue/); cite a file, or drop lines", line: 6 },
+    ]);
+  });
+});
+
 describe("parsePage: links", () => {
   test("inline and reference-style links count; code and bare URLs do not", () => {
     const text = [

@@ -3,6 +3,7 @@ import type { Db } from "../../core/sqlite.js";
 import type { WikiScan } from "../scan.js";
 import { healthReport, type HealthReport } from "./health.js";
 import { readMeta } from "../meta.js";
+import { rangeFindings } from "./source-ranges.js";
 
 export type Severity = "error" | "warning";
 
@@ -30,6 +31,7 @@ export const SEVERITY: Record<string, Severity> = {
   missing_source_citations: "error",
   orphans: "warning",
   dead_refs: "warning",
+  lines_past_end: "warning",
   empty_topics: "warning",
   empty_pages: "warning",
   unused_sources: "warning",
@@ -97,6 +99,7 @@ export function collectIssues(db: Db, scan: WikiScan, repositoryRoot: string): V
   }
 
   addHealth(healthReport(db, repositoryRoot), add);
+  addRanges(db, repositoryRoot, add);
 
   if (topicsProblems.length === 0) {
     const undeclared = db
@@ -113,6 +116,22 @@ export function collectIssues(db: Db, scan: WikiScan, repositoryRoot: string): V
 }
 
 type Add = (category: string, message: string, at: { page?: string | null; topic?: string | null; path?: string | null }) => void;
+
+/**
+ * Cited lines that are not there. A folder is the page's mistake (an error, like a range
+ * that runs backwards); a file now shorter than the range is the code moving on, a warning
+ * like a cited file that no longer exists.
+ */
+function addRanges(db: Db, repositoryRoot: string, add: Add): void {
+  for (const f of rangeFindings(db, repositoryRoot)) {
+    if (f.kind === "folder") {
+      add("source_invalid", `source ${f.source_id}: lines ${f.lines} cite a folder (${f.path}); cite a file, or drop lines`, { page: f.slug, path: f.path });
+    } else {
+      const count = `${f.line_count} line${f.line_count === 1 ? "" : "s"}`;
+      add("lines_past_end", `source ${f.source_id}: lines ${f.lines} run past the end of ${f.path} (${count})`, { page: f.slug, path: f.path });
+    }
+  }
+}
 
 function addHealth(report: HealthReport, add: Add): void {
   for (const o of report.orphans) add("orphans", "page has no topics", { page: o.slug });
