@@ -27,7 +27,9 @@ import type { JobsService } from "./queue/jobs.js";
 import type { LifecycleService } from "./lifecycle/service.js";
 import type { RunMaterials } from "./lifecycle/runner.js";
 import type { SourcesService } from "./sources/service.js";
-import type { Automation, AutomationTask } from "./automation/model.js";
+import type { Automation, AutomationTask, TaskOutcome } from "./automation/model.js";
+import type { GardenTarget } from "./automation/garden.js";
+import type { Repository } from "./repositories/model.js";
 import type { SyncService } from "./sync/service.js";
 import { syncMigrations } from "./sync/schema.js";
 
@@ -352,33 +354,62 @@ export class App {
   }
 
   /**
-   * What a scheduled task does when the OS scheduler starts it; returns its exit code.
-   * Lines go to the task's log (the scheduler captures our output).
+   * What a scheduled task does when the OS scheduler starts it; returns its exit code (and,
+   * for garden, its decisions, which the run record keeps). Lines go to the task's log (the
+   * scheduler captures our output).
    */
-  async runScheduledTask(task: AutomationTask): Promise<number> {
+  async runScheduledTask(task: AutomationTask): Promise<TaskOutcome> {
     const say = (line: string) => this.options.notice(`${new Date(this.now()).toISOString()} ${task}: ${line}`);
     if (task === "sync") {
       const summary = await (await this.sync()).sync({ apps: ["claude", "codex"] });
       for (const group of summary.started) say(`queued ${group.runId} for ${group.repositoryName} (${group.transcriptPaths.length} transcripts)`);
       say(`scanned ${summary.scanned}, eligible ${summary.eligible}, started ${summary.started.length}, skipped ${summary.skipped.length}`);
-      return 0;
+      return { exitCode: 0 };
     }
-    const [{ scheduleGardens }, { changedSince }, lifecycle, run] = await Promise.all([
+    const [{ scheduleGardens, gardenLogLine }, { changedSince }, { defaultBranchTip }, { gardenTipsFile }, lifecycle, run] = await Promise.all([
       import("./automation/garden.js"),
       import("./automation/changes.js"),
+      import("./automation/branch.js"),
+      import("./automation/garden-tips.js"),
       this.lifecycle(),
       this.commands(),
     ]);
-    const decisions = await scheduleGardens({
+    const gardens = await scheduleGardens({
       repositories: () => this.repositories.list(),
       activeGardens: (id) => this.runs.countActiveRunsOfKind(id, "garden"),
       lastGardenDoneAt: (id) => this.runs.lastDoneAt(id, "garden"),
       changedSince: (root, since) => changedSince(run, this.options.env, root, since),
-      queueGarden: (repository) => lifecycle.garden(repository.rootPath, repository.name, {}),
+      branchTip: (root) => defaultBranchTip(run, this.options.env, root),
+      tips: gardenTipsFile(this.paths),
+      runFailed: (id) => ["failed", "cancelled"].includes(this.runs.getRun(id)?.status ?? "done"),
+      stalePages: (repository) => this.stalePages(repository, say),
+      queueGarden: (repository, target) => this.queueScheduledGarden(lifecycle, repository, target),
     });
-    for (const d of decisions) say(d.runId ? `queued ${d.runId} for ${d.repository}` : `skipped ${d.repository}: ${d.skipped}`);
-    if (decisions.length === 0) say("no registered wikis");
-    return decisions.some((d) => d.skipped?.startsWith("could not queue")) ? 1 : 0;
+    for (const note of gardens) say(gardenLogLine(note));
+    if (gardens.length === 0) say("no registered wikis");
+    return { exitCode: gardens.some((note) => note.mode === "skipped" && note.failed) ? 1 : 0, gardens };
+  }
+
+  /** The slugs `ca drift` calls stale; a drift that fails is logged and counts as none, so the general garden runs. */
+  private async stalePages(repository: Repository, say: (line: string) => void): Promise<string[]> {
+    try {
+      const report = await (await this.drift()).report(this.index.open(repository));
+      return report.pages.filter((page) => page.status === "stale").map((page) => page.slug);
+    } catch (error) {
+      say(`drift of ${repository.name} failed, so its garden is the general one: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`);
+      return [];
+    }
+  }
+
+  /**
+   * The scheduled garden's two gardens. The stale-targeted one is queued through the same
+   * lifecycle verb as the general one, told which pages drift found stale, so a scheduled
+   * run and `ca garden --stale` tend the same pages.
+   */
+  private async queueScheduledGarden(lifecycle: LifecycleService, repository: Repository, target: GardenTarget): Promise<{ run_id: string } | null> {
+    if (target.mode === "general") return lifecycle.garden(repository.rootPath, repository.name, {});
+    const { staleGardenOptions } = await import("./automation/garden.js");
+    return lifecycle.garden(repository.rootPath, repository.name, staleGardenOptions(target.pages));
   }
 
   // ── config editing (config/) ──

@@ -1,9 +1,12 @@
 /**
- * A GitHub Actions workflow that gardens a repository's wiki on a schedule, for teams that
- * want the wiki tended without any one machine's scheduler: it installs CodeAlmanac and the
- * agent CLI on the runner, runs `ca garden --wait` with a temporary state root, and opens a
- * pull request with the changes under almanac/. The text is built here line by line (the
- * YAML library stays in the wiki code) from values that are checked to need no quoting.
+ * GitHub Actions workflows for teams that want the wiki tended without any one machine's
+ * scheduler. The garden workflow installs CodeAlmanac and the agent CLI on the runner, runs
+ * `ca garden --stale` when drift finds stale pages and `ca garden` otherwise, with a
+ * temporary state root, and opens a pull request with the changes under almanac/. The drift
+ * workflow checks each pull request: it lists the pages whose cited code the pull request
+ * changed in the job summary, and fails only when asked. The texts are built here line by
+ * line (the YAML library stays in the wiki code) from values that are checked to need no
+ * quoting.
  */
 import { parseDuration } from "../config/duration.js";
 import { invalid } from "../core/errors.js";
@@ -14,6 +17,11 @@ export const CI_PROVIDERS = ["github"] as const;
 export type CiProvider = (typeof CI_PROVIDERS)[number];
 
 export const GITHUB_WORKFLOW_PATH = ".github/workflows/codealmanac-garden.yml";
+export const GITHUB_DRIFT_WORKFLOW_PATH = ".github/workflows/codealmanac-drift.yml";
+
+/** The pull-request drift check: a report in the job summary, that and a failure on stale pages, or no check. */
+export const DRIFT_CHECKS = ["report", "fail", "off"] as const;
+export type DriftCheck = (typeof DRIFT_CHECKS)[number];
 
 /** Off the top of the hour, when GitHub delays scheduled workflows the most (UTC). */
 const QUIET_MINUTE = 17;
@@ -37,6 +45,8 @@ export function githubGardenWorkflow(harness: HarnessKind, every?: string): Gith
     "# CodeAlmanac garden: tends this repository's wiki (almanac/) on a schedule and proposes",
     "# the changes as a pull request. Written by `ca automation ci --provider github`.",
     `# Needs the repository secret ${secret}.`,
+    "# For pull requests, `ca automation ci --provider github --workflow drift` prints a check",
+    `# that lists the pages they leave stale (${GITHUB_DRIFT_WORKFLOW_PATH}).`,
     "name: CodeAlmanac garden",
     "",
     "on:",
@@ -57,8 +67,11 @@ export function githubGardenWorkflow(harness: HarnessKind, every?: string): Gith
     "    runs-on: ubuntu-latest",
     "    timeout-minutes: 120",
     "    steps:",
+    // The whole history: drift judges a page by the commits since it was verified.
     "      - name: Check out the repository",
     "        uses: actions/checkout@v4",
+    "        with:",
+    "          fetch-depth: 0",
     "      - name: Set up Node.js",
     "        uses: actions/setup-node@v4",
     "        with:",
@@ -73,7 +86,14 @@ export function githubGardenWorkflow(harness: HarnessKind, every?: string): Gith
     '          mkdir -p "$CODEALMANAC_HOME"',
     "          # Leave the changes uncommitted: the next step commits them on the pull request's branch.",
     `          printf 'auto_commit = false\\n' > "$CODEALMANAC_HOME/config.toml"`,
-    `          ca garden --wait --json --using ${harness}`,
+    "          # Pages whose cited code changed get a garden of their own, else the wiki as a whole",
+    "          # (a drift that cannot be computed counts as none).",
+    '          drift=$(ca drift --json || true)',
+    `          if grep -q '"status": *"stale"' <<< "$drift"; then`,
+    `            ca garden --stale --wait --json --using ${harness}`,
+    "          else",
+    `            ca garden --wait --json --using ${harness}`,
+    "          fi",
     "      - name: Propose the changes",
     "        uses: peter-evans/create-pull-request@v7",
     "        with:",
@@ -86,6 +106,64 @@ export function githubGardenWorkflow(harness: HarnessKind, every?: string): Gith
     "",
   ].join("\n");
   return { path: GITHUB_WORKFLOW_PATH, harness, schedule, secret, text };
+}
+
+export interface GithubDriftWorkflow {
+  path: string;
+  /** What makes the check fail: stale pages, or nothing (a report only). */
+  failOn: "stale" | null;
+  text: string;
+}
+
+/**
+ * The pull-request check: with the whole history checked out, `ca drift --base` against the
+ * pull request's target branch, its Markdown list appended to the job summary (and echoed
+ * in the job log). The target branch reaches the shell through an environment variable,
+ * never spliced into the script, and the job may only read the repository.
+ */
+export function githubDriftWorkflow(check: Exclude<DriftCheck, "off">): GithubDriftWorkflow {
+  const failOn = check === "fail" ? "stale" : null;
+  const text = [
+    "# CodeAlmanac drift: lists, in each pull request's job summary, the wiki pages (almanac/)",
+    "# whose cited code the pull request changed. Written by `ca automation ci --provider github`.",
+    failOn === null ? "# It reports and never fails (`--drift-check fail` makes it fail on stale pages)." : "# It fails when the pull request leaves a page stale.",
+    "name: CodeAlmanac drift",
+    "",
+    "on:",
+    "  pull_request:",
+    "",
+    "permissions:",
+    "  contents: read",
+    "",
+    "concurrency:",
+    "  group: codealmanac-drift-${{ github.ref }}",
+    "  cancel-in-progress: true",
+    "",
+    "jobs:",
+    "  drift:",
+    "    runs-on: ubuntu-latest",
+    "    timeout-minutes: 15",
+    "    steps:",
+    "      - name: Check out the repository with its history",
+    "        uses: actions/checkout@v4",
+    "        with:",
+    "          fetch-depth: 0",
+    "      - name: Set up Node.js",
+    "        uses: actions/setup-node@v4",
+    "        with:",
+    "          node-version: 20",
+    "      - name: Install CodeAlmanac",
+    "        run: npm install -g codealmanac",
+    "      - name: List the pages whose cited code this pull request changed",
+    "        shell: bash",
+    "        env:",
+    "          CODEALMANAC_HOME: ${{ runner.temp }}/codealmanac",
+    "          BASE_REF: ${{ github.base_ref }}",
+    "        run: |",
+    `          ca drift --base "origin/$BASE_REF" --markdown${failOn === null ? "" : ` --fail-on ${failOn}`} | tee -a "$GITHUB_STEP_SUMMARY"`,
+    "",
+  ].join("\n");
+  return { path: GITHUB_DRIFT_WORKFLOW_PATH, failOn, text };
 }
 
 /**

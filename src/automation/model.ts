@@ -22,6 +22,24 @@ export interface TaskRunRecord {
   startedAt: number;
   finishedAt: number | null;
   exitCode: number | null;
+  /** The scheduled garden's decision per wiki; absent for sync and for records written before it was kept. */
+  gardens?: GardenNote[];
+}
+
+/**
+ * Which garden the scheduled garden queued for one wiki: the stale-targeted one (the default
+ * branch moved and drift found stale pages) or the general one; or why it queued none.
+ */
+export type GardenNote =
+  | { repository: string; mode: "stale"; runId: string; stalePages: string[] }
+  | { repository: string; mode: "general"; runId: string }
+  /** `failed`: the garden was due but could not be queued (the task then exits 1). */
+  | { repository: string; mode: "skipped"; reason: string; failed?: true };
+
+/** What a task's run hands back to the run record: its exit code and, for garden, its decisions. */
+export interface TaskOutcome {
+  exitCode: number;
+  gardens?: GardenNote[];
 }
 
 export interface ScheduleStatus {

@@ -1,6 +1,7 @@
 /**
  * What each scheduled task last did, recorded by the task itself: `<state>/automation/<task>.json`
- * (`{"started_at", "finished_at", "exit_code"}`, epoch milliseconds), and the moment a task's
+ * (`{"started_at", "finished_at", "exit_code"}`, epoch milliseconds, and for garden `gardens`:
+ * which garden it queued for each wiki, or why none), and the moment a task's
  * schedule was installed or given a new interval, `<state>/automation/<task>.schedule.json`
  * (`{"since"}`). Schedulers wake a task on a short tick (see wake-tick.ts) and these two files,
  * not the scheduler's own timers, say when it is due: they survive reboots and logins, which
@@ -11,10 +12,20 @@ import * as z from "zod/mini";
 import type { StatePaths } from "../core/paths.js";
 import { removeIfPresent, writeTextAtomic } from "./files.js";
 import { readTextIfExists } from "../core/fs.js";
-import type { AutomationTask, TaskRunRecord } from "./model.js";
+import type { AutomationTask, GardenNote, TaskRunRecord } from "./model.js";
 
 const time = z.number().check(z.int(), z.nonnegative());
-const RunFile = z.object({ started_at: time, finished_at: z.nullable(time), exit_code: z.nullable(z.number().check(z.int())) });
+const GardenEntry = z.union([
+  z.object({ repository: z.string(), mode: z.literal("stale"), run_id: z.string(), stale_pages: z.array(z.string()) }),
+  z.object({ repository: z.string(), mode: z.literal("general"), run_id: z.string() }),
+  z.object({ repository: z.string(), mode: z.literal("skipped"), reason: z.string(), failed: z.optional(z.literal(true)) }),
+]);
+const RunFile = z.object({
+  started_at: time,
+  finished_at: z.nullable(time),
+  exit_code: z.nullable(z.number().check(z.int())),
+  gardens: z.optional(z.array(GardenEntry)),
+});
 const ScheduleFile = z.object({ since: time });
 
 export function taskRunPath(paths: StatePaths, task: AutomationTask): string {
@@ -30,16 +41,17 @@ export function startTaskRun(paths: StatePaths, task: AutomationTask, now: numbe
 }
 
 /** Closes the record `startTaskRun` opened (a missing one is started and finished at `now`). */
-export function finishTaskRun(paths: StatePaths, task: AutomationTask, exitCode: number, now: number): TaskRunRecord {
+export function finishTaskRun(paths: StatePaths, task: AutomationTask, exitCode: number, now: number, gardens?: GardenNote[]): TaskRunRecord {
   const started = readTaskRun(paths, task)?.startedAt ?? now;
-  return writeRun(paths, task, { startedAt: started, finishedAt: now, exitCode });
+  return writeRun(paths, task, { startedAt: started, finishedAt: now, exitCode, ...(gardens ? { gardens } : {}) });
 }
 
 /** The last recorded run; a missing or unreadable record reads as none. */
 export function readTaskRun(paths: StatePaths, task: AutomationTask): TaskRunRecord | null {
   const parsed = RunFile.safeParse(parseJson(readTextIfExists(taskRunPath(paths, task))));
   if (!parsed.success) return null;
-  return { startedAt: parsed.data.started_at, finishedAt: parsed.data.finished_at, exitCode: parsed.data.exit_code };
+  const { started_at, finished_at, exit_code, gardens } = parsed.data;
+  return { startedAt: started_at, finishedAt: finished_at, exitCode: exit_code, ...(gardens ? { gardens: gardens.map(gardenNote) } : {}) };
 }
 
 /**
@@ -68,7 +80,12 @@ export function readScheduleAnchor(paths: StatePaths, task: AutomationTask): num
 }
 
 function writeRun(paths: StatePaths, task: AutomationTask, record: TaskRunRecord): TaskRunRecord {
-  const file = { started_at: record.startedAt, finished_at: record.finishedAt, exit_code: record.exitCode };
+  const file = {
+    started_at: record.startedAt,
+    finished_at: record.finishedAt,
+    exit_code: record.exitCode,
+    ...(record.gardens ? { gardens: record.gardens.map(gardenEntry) } : {}),
+  };
   writeTextAtomic(taskRunPath(paths, task), JSON.stringify(file) + "\n");
   return record;
 }
@@ -79,5 +96,27 @@ function parseJson(text: string | null): unknown {
     return JSON.parse(text);
   } catch {
     return null;
+  }
+}
+
+function gardenEntry(note: GardenNote): z.infer<typeof GardenEntry> {
+  switch (note.mode) {
+    case "stale":
+      return { repository: note.repository, mode: "stale", run_id: note.runId, stale_pages: note.stalePages };
+    case "general":
+      return { repository: note.repository, mode: "general", run_id: note.runId };
+    case "skipped":
+      return { repository: note.repository, mode: "skipped", reason: note.reason, ...(note.failed ? { failed: true as const } : {}) };
+  }
+}
+
+function gardenNote(entry: z.infer<typeof GardenEntry>): GardenNote {
+  switch (entry.mode) {
+    case "stale":
+      return { repository: entry.repository, mode: "stale", runId: entry.run_id, stalePages: entry.stale_pages };
+    case "general":
+      return { repository: entry.repository, mode: "general", runId: entry.run_id };
+    case "skipped":
+      return { repository: entry.repository, mode: "skipped", reason: entry.reason, ...(entry.failed ? { failed: true as const } : {}) };
   }
 }

@@ -6,7 +6,7 @@
 import { formatDuration } from "../config/duration.js";
 import { oneLine } from "../core/errors.js";
 import type { StatePaths } from "../core/paths.js";
-import type { AutomationTask } from "./model.js";
+import type { AutomationTask, TaskOutcome } from "./model.js";
 import { finishTaskRun, isTaskDue, readTaskRun, startTaskRun } from "./run-records.js";
 import { appendTaskLog, rotateTaskLog, taskLogPath } from "./task-log.js";
 import { dueToleranceMs } from "./wake-tick.js";
@@ -17,8 +17,8 @@ export interface ScheduledRunRequest {
   task: AutomationTask;
   /** Given by every installed schedule, which wakes more often than the task should run; null for a run by hand. */
   everyMs: number | null;
-  /** Runs the task; resolves to its exit code. */
-  run: () => Promise<number>;
+  /** Runs the task; resolves to its exit code, or that and what the run record keeps of it. */
+  run: () => Promise<number | TaskOutcome>;
 }
 
 export interface ScheduledRunOutcome {
@@ -44,15 +44,17 @@ export async function performScheduledRun(request: ScheduledRunRequest): Promise
 }
 
 async function runRecorded({ paths, now, task, run }: ScheduledRunRequest, log: string): Promise<number> {
-  let exitCode = 1;
+  let outcome: TaskOutcome = { exitCode: 1 };
   try {
-    exitCode = await run();
-    return exitCode;
+    const result = await run();
+    outcome = typeof result === "number" ? { exitCode: result } : result;
+    return outcome.exitCode;
   } catch (error) {
     appendTaskLog(log, now(), `${task}: error: ${oneLine(error)}`);
     throw error;
   } finally {
-    finishTaskRun(paths, task, exitCode, now());
+    const { exitCode, gardens } = outcome;
+    finishTaskRun(paths, task, exitCode, now(), gardens);
     appendTaskLog(log, now(), `${task}: ${exitCode === 0 ? "succeeded" : `failed (exit ${exitCode})`}`);
   }
 }

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { parse } from "yaml";
-import { githubGardenWorkflow, githubSchedule, GITHUB_WORKFLOW_PATH } from "../../src/automation/ci-github.js";
+import { GITHUB_DRIFT_WORKFLOW_PATH, githubDriftWorkflow, githubGardenWorkflow, githubSchedule, GITHUB_WORKFLOW_PATH } from "../../src/automation/ci-github.js";
 
 interface Step {
   name: string;
@@ -46,7 +46,14 @@ describe("the GitHub Actions garden workflow", () => {
       'mkdir -p "$CODEALMANAC_HOME"\n' +
         "# Leave the changes uncommitted: the next step commits them on the pull request's branch.\n" +
         "printf 'auto_commit = false\\n' > \"$CODEALMANAC_HOME/config.toml\"\n" +
-        "ca garden --wait --json --using codex\n",
+        "# Pages whose cited code changed get a garden of their own, else the wiki as a whole\n" +
+        "# (a drift that cannot be computed counts as none).\n" +
+        "drift=$(ca drift --json || true)\n" +
+        "if grep -q '\"status\": *\"stale\"' <<< \"$drift\"; then\n" +
+        "  ca garden --stale --wait --json --using codex\n" +
+        "else\n" +
+        "  ca garden --wait --json --using codex\n" +
+        "fi\n",
     );
     expect(steps[4]!.with).toEqual({
       "add-paths": "almanac/**",
@@ -79,5 +86,60 @@ describe("the GitHub Actions garden workflow", () => {
     expect(() => githubSchedule("1m")).toThrow("GitHub schedules run every 5 to 59 minutes");
     expect(() => githubSchedule("soon")).toThrow('invalid --every "soon": expected a duration such as 24h or a cron expression');
     expect(() => githubSchedule('0 3 * * ";rm"')).toThrow("not a cron expression");
+  });
+});
+
+describe("the garden workflow and drift", () => {
+  test("checks out the whole history, which drift reads", () => {
+    const steps = parsed(githubGardenWorkflow("codex").text).jobs.garden.steps;
+    expect(steps[0]).toEqual({ name: "Check out the repository", uses: "actions/checkout@v4", with: { "fetch-depth": 0 } });
+  });
+});
+
+interface DriftDoc {
+  name: string;
+  on: Record<string, unknown>;
+  permissions: Record<string, string>;
+  concurrency: Record<string, unknown>;
+  jobs: Record<string, { "runs-on": string; "timeout-minutes": number; steps: (Step & { shell?: string })[] }>;
+}
+
+describe("the GitHub Actions drift check", () => {
+  const doc = (check: "report" | "fail") => parse(githubDriftWorkflow(check).text, { strict: true, uniqueKeys: true }) as DriftDoc;
+
+  test("runs on pull requests only, may only read the repository, and one run per branch at a time", () => {
+    const workflow = githubDriftWorkflow("report");
+    expect(workflow).toMatchObject({ path: GITHUB_DRIFT_WORKFLOW_PATH, failOn: null });
+    expect(GITHUB_DRIFT_WORKFLOW_PATH).toBe(".github/workflows/codealmanac-drift.yml");
+    const parsedDoc = doc("report");
+    expect(parsedDoc.name).toBe("CodeAlmanac drift");
+    expect(parsedDoc.on).toEqual({ pull_request: null });
+    expect(parsedDoc.permissions).toEqual({ contents: "read" });
+    expect(parsedDoc.concurrency).toEqual({ group: "codealmanac-drift-${{ github.ref }}", "cancel-in-progress": true });
+    expect(Object.keys(parsedDoc.jobs)).toEqual(["drift"]);
+    expect(parsedDoc.jobs.drift!["runs-on"]).toBe("ubuntu-latest");
+  });
+
+  test("checks out the whole history, installs CodeAlmanac as the garden does, and appends drift against the target branch to the job summary", () => {
+    const steps = doc("report").jobs.drift!.steps;
+    expect(steps.map((s) => s.uses ?? s.run!.split("\n")[0])).toEqual([
+      "actions/checkout@v4",
+      "actions/setup-node@v4",
+      "npm install -g codealmanac",
+      'ca drift --base "origin/$BASE_REF" --markdown | tee -a "$GITHUB_STEP_SUMMARY"',
+    ]);
+    expect(steps[0]!.with).toEqual({ "fetch-depth": 0 });
+    expect(steps[1]!.with).toEqual(parsed(githubGardenWorkflow("codex").text).jobs.garden.steps[1]!.with);
+    const check = steps[3]!;
+    // bash as GitHub runs `shell: bash`: -o pipefail, so drift's exit code is the step's, not tee's.
+    expect(check.shell).toBe("bash");
+    expect(check.env).toEqual({ CODEALMANAC_HOME: "${{ runner.temp }}/codealmanac", BASE_REF: "${{ github.base_ref }}" });
+    expect(check.run).not.toContain("${{");
+  });
+
+  test("fails on stale pages only when asked", () => {
+    expect(githubDriftWorkflow("fail").failOn).toBe("stale");
+    expect(doc("fail").jobs.drift!.steps[3]!.run).toBe('ca drift --base "origin/$BASE_REF" --markdown --fail-on stale | tee -a "$GITHUB_STEP_SUMMARY"\n');
+    expect(doc("report").jobs.drift!.steps[3]!.run).not.toContain("--fail-on");
   });
 });

@@ -56,3 +56,26 @@ describe("task run records", () => {
     expect(isTaskDue(paths, "garden", HOUR, NOW + HOUR - 1)).toBe(false);
   });
 });
+
+describe("the garden's decisions in its run record", () => {
+  test("are kept beside the exit code, one entry per wiki, and read back", () => {
+    startTaskRun(paths, "garden", NOW);
+    const gardens = [
+      { repository: "app", mode: "stale" as const, runId: "run_1", stalePages: ["arch/queue"] },
+      { repository: "lib", mode: "general" as const, runId: "run_2" },
+      { repository: "old", mode: "skipped" as const, reason: "no change since the last garden" },
+      { repository: "bad", mode: "skipped" as const, reason: "could not queue: no agent", failed: true as const },
+    ];
+    finishTaskRun(paths, "garden", 1, NOW + 1000, gardens);
+    expect(readTaskRun(paths, "garden")).toEqual({ startedAt: NOW, finishedAt: NOW + 1000, exitCode: 1, gardens });
+    expect(JSON.parse(readFileSync(taskRunPath(paths, "garden"), "utf8")).gardens).toEqual([
+      { repository: "app", mode: "stale", run_id: "run_1", stale_pages: ["arch/queue"] },
+      { repository: "lib", mode: "general", run_id: "run_2" },
+      { repository: "old", mode: "skipped", reason: "no change since the last garden" },
+      { repository: "bad", mode: "skipped", reason: "could not queue: no agent", failed: true },
+    ]);
+    // The next start forgets them: a running task has decided nothing yet.
+    startTaskRun(paths, "garden", NOW + 5000);
+    expect(readTaskRun(paths, "garden")).toEqual({ startedAt: NOW + 5000, finishedAt: null, exitCode: null });
+  });
+});

@@ -125,6 +125,31 @@ describe("automation ci", () => {
     expect(out.workflow).toContain("npm install -g codealmanac @openai/codex\n");
   });
 
+  test("--workflow drift prints the pull-request drift check, which fails on stale pages with --drift-check fail", () => {
+    const box = schedulerBox();
+    const report = box.run(["automation", "ci", "--provider", "github", "--workflow", "drift"]);
+    expect(report.code).toBe(0);
+    const steps = (parse(report.stdout) as { on: unknown; jobs: { drift: { steps: { run?: string }[] } } }).jobs.drift.steps;
+    expect(steps.at(-1)!.run).toBe('ca drift --base "origin/$BASE_REF" --markdown | tee -a "$GITHUB_STEP_SUMMARY"\n');
+    expect(report.stderr).toBe("codealmanac: save this as .github/workflows/codealmanac-drift.yml; it needs no secret\n");
+    const fail = box.run(["automation", "ci", "--provider", "github", "--workflow", "drift", "--drift-check", "fail"]);
+    expect(fail.stdout).toContain("--markdown --fail-on stale |");
+    const off = box.run(["automation", "ci", "--provider", "github", "--workflow", "drift", "--drift-check", "off"]);
+    expect([off.code, off.stdout, off.stderr]).toEqual([1, "", "codealmanac: --workflow drift needs a drift check; --drift-check off leaves none to print\n"]);
+    const unknown = box.run(["automation", "ci", "--provider", "github", "--drift-check", "sometimes"]);
+    expect(unknown.code).toBe(2);
+  });
+
+  test("--json carries the drift check beside the garden workflow, or null with --drift-check off", () => {
+    const box = schedulerBox();
+    type Out = { workflow: string; drift_check: { path: string; fail_on: string | null; workflow: string } | null };
+    const out = box.run(["automation", "ci", "--provider", "github", "--json", "--drift-check", "fail"]).json<Out>();
+    expect(out.drift_check).toMatchObject({ path: ".github/workflows/codealmanac-drift.yml", fail_on: "stale" });
+    expect(out.drift_check!.workflow).toContain("pull_request:");
+    expect(box.run(["automation", "ci", "--provider", "github", "--json"]).json<Out>().drift_check!.fail_on).toBeNull();
+    expect(box.run(["automation", "ci", "--provider", "github", "--json", "--drift-check", "off"]).json<Out>().drift_check).toBeNull();
+  });
+
   test("an unknown provider or schedule is a one-line error naming the flag", () => {
     const box = schedulerBox();
     const provider = box.run(["automation", "ci", "--provider", "gitlab"]);

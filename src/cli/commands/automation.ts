@@ -1,8 +1,10 @@
+import { Option } from "@commander-js/extra-typings";
 import type { App } from "../../app.js";
 import { AUTOMATION_TASKS, type AutomationTask } from "../../automation/model.js";
 import { parseDuration } from "../../config/duration.js";
 import { invalid } from "../../core/errors.js";
 import { PREFERRED_HARNESS, type HarnessKind } from "../../harnesses/catalog.js";
+import type { DriftCheck } from "../../automation/ci-github.js";
 import type { CliContext } from "../context.js";
 import type { JsonOption, RegisterCommands } from "../kit.js";
 import { renderStatuses, statusJson } from "../render/automation.js";
@@ -22,10 +24,14 @@ export const registerAutomationCommands: RegisterCommands = (program, kit) => {
   kit.act(
     automation
       .command("ci")
-      .description("print a CI workflow that gardens this repository's wiki on a schedule and opens a pull request")
+      .description("print a CI workflow that gardens this repository's wiki on a schedule and opens a pull request, or one that checks pull requests for drift")
       .requiredOption("--provider <name>", "CI provider: github")
+      .addOption(new Option("--workflow <name>", "which workflow to print: the scheduled garden, or the pull-request drift check").choices(WORKFLOWS).default("garden" as const))
       .addOption(kit.using())
       .option("--every <schedule>", 'how often: a duration (24h, 6h, 30m) or a cron expression ("17 3 * * *"); default 24h')
+      .addOption(
+        new Option("--drift-check <mode>", "the pull-request drift check: report in the job summary, also fail on stale pages, or none").choices(DRIFT_CHECK_MODES).default("report" as const),
+      )
       .addOption(kit.json()),
     ci,
   );
@@ -46,18 +52,36 @@ async function status(ctx: CliContext, app: App, [requested]: [string[]], opts: 
   renderStatuses(ctx, statuses, app.now());
 }
 
+const WORKFLOWS = ["garden", "drift"] as const;
+// Listed here, not imported: the CI module loads only when `ci` runs.
+const DRIFT_CHECK_MODES = ["report", "fail", "off"] as const satisfies readonly DriftCheck[];
+
 async function ci(
   ctx: CliContext,
   _app: App,
   _args: [],
-  opts: JsonOption & { provider: string; using?: HarnessKind; every?: string },
+  opts: JsonOption & { provider: string; workflow: (typeof WORKFLOWS)[number]; using?: HarnessKind; every?: string; driftCheck: DriftCheck },
 ): Promise<void> {
-  const { CI_PROVIDERS, githubGardenWorkflow } = await import("../../automation/ci-github.js");
+  const { CI_PROVIDERS, githubDriftWorkflow, githubGardenWorkflow } = await import("../../automation/ci-github.js");
   const provider = CI_PROVIDERS.find((p) => p === opts.provider);
   if (provider === undefined) throw invalid(`unknown --provider "${opts.provider}" (expected ${CI_PROVIDERS.join(", ")})`);
   const workflow = githubGardenWorkflow(opts.using ?? PREFERRED_HARNESS, opts.every);
+  const drift = opts.driftCheck === "off" ? null : githubDriftWorkflow(opts.driftCheck);
   if (opts.json) {
-    return ctx.json({ provider, path: workflow.path, harness: workflow.harness, schedule: workflow.schedule, secret: workflow.secret, workflow: workflow.text });
+    return ctx.json({
+      provider,
+      path: workflow.path,
+      harness: workflow.harness,
+      schedule: workflow.schedule,
+      secret: workflow.secret,
+      workflow: workflow.text,
+      drift_check: drift === null ? null : { path: drift.path, fail_on: drift.failOn, workflow: drift.text },
+    });
+  }
+  if (opts.workflow === "drift") {
+    if (drift === null) throw invalid("--workflow drift needs a drift check; --drift-check off leaves none to print");
+    ctx.write(drift.text);
+    return ctx.writeErr(`codealmanac: save this as ${drift.path}; it needs no secret\n`);
   }
   ctx.write(workflow.text);
   ctx.writeErr(

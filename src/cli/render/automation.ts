@@ -1,5 +1,5 @@
 import { formatDuration } from "../../config/duration.js";
-import type { ScheduleStatus, SchedulerKind, TaskRunRecord } from "../../automation/model.js";
+import type { GardenNote, ScheduleStatus, SchedulerKind, TaskRunRecord } from "../../automation/model.js";
 import type { CliContext } from "../context.js";
 import { humanDuration, isoTime } from "./format.js";
 
@@ -29,7 +29,19 @@ function runJson(run: TaskRunRecord) {
     finished_at: isoTime(run.finishedAt),
     exit_code: run.exitCode,
     result: run.finishedAt === null ? "running" : run.exitCode === 0 ? "succeeded" : "failed",
+    ...(run.gardens ? { gardens: run.gardens.map(gardenJson) } : {}),
   };
+}
+
+function gardenJson(note: GardenNote) {
+  switch (note.mode) {
+    case "stale":
+      return { repository: note.repository, mode: note.mode, run_id: note.runId, stale_pages: note.stalePages };
+    case "general":
+      return { repository: note.repository, mode: note.mode, run_id: note.runId };
+    case "skipped":
+      return { repository: note.repository, mode: note.mode, reason: note.reason, ...(note.failed ? { failed: true } : {}) };
+  }
 }
 
 /** One block per task, a blank line between blocks. */
@@ -49,6 +61,7 @@ function statusBlock(ctx: CliContext, status: ScheduleStatus, now: number): stri
   if (status.installed && status.location !== null) row("where", status.location);
   if (status.intervalMs !== null) row("interval", formatDuration(status.intervalMs));
   row("last run", lastRun(ctx, status.lastRun, now));
+  for (const note of status.lastRun?.gardens ?? []) row("garden", gardenRow(ctx, note));
   for (const note of status.notes) row("note", ctx.out.dim(note));
   return lines.join("\n") + "\n";
 }
@@ -58,4 +71,16 @@ function lastRun(ctx: CliContext, run: TaskRunRecord | null, now: number): strin
   const when = `${isoTime(run.startedAt)} (${humanDuration(now - run.startedAt)} ago)`;
   if (run.finishedAt === null) return `${when}, still running or stopped before it finished`;
   return `${when}, ${run.exitCode === 0 ? ctx.out.green("succeeded") : ctx.out.red(`failed (exit ${run.exitCode})`)}`;
+}
+
+/** What the last scheduled garden did for one wiki. */
+function gardenRow(ctx: CliContext, note: GardenNote): string {
+  switch (note.mode) {
+    case "stale":
+      return `${note.repository}: stale garden ${note.runId} (${note.stalePages.length} stale page${note.stalePages.length === 1 ? "" : "s"}: ${note.stalePages.join(", ")})`;
+    case "general":
+      return `${note.repository}: garden ${note.runId}`;
+    case "skipped":
+      return `${note.repository}: ${note.failed ? ctx.out.red(note.reason) : `skipped, ${note.reason}`}`;
+  }
 }

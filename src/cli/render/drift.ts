@@ -39,3 +39,57 @@ function sourceLine(ctx: CliContext, source: SourceDrift): string {
   }
   return `${source.id}  ${where}  ${source.status}: ${source.reason}`;
 }
+
+/**
+ * The same list as Markdown, for a CI job's summary (`$GITHUB_STEP_SUMMARY`): a heading, the
+ * tally, then each drifting page with the sources that drifted. `base` is the `--base` ref.
+ */
+export function renderDriftMarkdown(ctx: CliContext, report: DriftReport, options: { all: boolean; base?: string }): void {
+  const shown = report.pages.filter((page) => options.all || page.status !== "fresh");
+  const count = (status: PageDrift["status"]) => report.pages.filter((page) => page.status === status).length;
+  const [stale, moved, unknown] = [count("stale"), count("moved"), count("unknown")];
+  const at = report.head === null ? "" : ` at ${code(short(report.head))}`;
+  const drifted = stale + moved + unknown > 0;
+  const tally = `**${[`${stale} stale`, `${moved} moved`, ...(unknown > 0 ? [`${unknown} unknown`] : [])].join(", ")}**`;
+  const pages = plural(report.pages.length, "page");
+  let summary: string;
+  if (options.base === undefined) summary = drifted ? `${tally} of ${pages}${at}.` : `No drift: ${pages} checked${at}.`;
+  else {
+    // In pull-request mode only the pages citing files changed since the merge base are judged.
+    const since = `since the merge base with ${code(options.base)}`;
+    if (drifted) summary = `${tally} of the ${pages} citing files changed ${since}${at}.`;
+    else if (report.pages.length === 0) summary = `No drift${at}: no page cites a file changed ${since}.`;
+    else summary = `No drift${at}: the ${pages} citing files changed ${since} still hold.`;
+  }
+  const lines = ["## CodeAlmanac drift", "", summary];
+  if (report.notice !== null) lines.push("", `> note: ${escapeMarkdown(report.notice)}`);
+  if (shown.length > 0) lines.push("");
+  for (const page of shown) {
+    const verified = page.verified_at === null ? "" : ` (verified at ${code(short(page.verified_at))})`;
+    lines.push(`- **${page.status}** ${code(page.slug)}${verified}`);
+    for (const source of page.sources.filter((s) => options.all || s.status !== "fresh")) lines.push(`  - ${markdownSource(source)}`);
+  }
+  if (moved > 0) lines.push("", "`ca drift --fix` re-anchors moved evidence.");
+  ctx.write(lines.join("\n") + "\n");
+}
+
+function markdownSource(source: SourceDrift): string {
+  const where = code(source.lines === null ? source.path : `${source.path}:${source.lines}`);
+  if (source.status === "changed" && source.commits.length > 0) {
+    const n = source.commits.length;
+    const shas = source.commits.slice(0, 5).map((sha) => code(short(sha))).join(" ");
+    return `${where} changed in ${n} commit${n === 1 ? "" : "s"} since verified: ${shas}${n > 5 ? " …" : ""}`;
+  }
+  return `${where} ${source.status}: ${escapeMarkdown(source.reason)}`;
+}
+
+/** A code span that survives backticks in the text. */
+function code(text: string): string {
+  const longest = Math.max(0, ...[...text.matchAll(/`+/g)].map((run) => run[0].length));
+  const fence = "`".repeat(longest + 1);
+  return longest === 0 ? `${fence}${text}${fence}` : `${fence} ${text} ${fence}`;
+}
+
+function escapeMarkdown(text: string): string {
+  return text.replace(/[\\`*_[\]<>|~#]/g, "\\$&");
+}
