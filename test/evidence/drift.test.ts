@@ -255,3 +255,26 @@ describe("the drift cache", () => {
     expect(fromCache(traced("arch/other"))).toBe(1);
   });
 });
+
+describe("ca drift --markdown", () => {
+  test("the list as Markdown for a job summary: the tally, each drifting page and its drifting sources", () => {
+    const repo = repository({ "src/a.ts": "one\n", "src/b.ts": "two\n" }, [{ id: "a", path: "src/a.ts" }, { id: "b", path: "src/b.ts" }]);
+    repo.write("src/a.ts", "one, edited\n");
+    const edit = repo.commit("edit a");
+    const result = repo.box.run(["drift", "--markdown"], { cwd: repo.root });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe(
+      [
+        "## CodeAlmanac drift",
+        "",
+        `**1 stale, 0 moved** of 2 pages at \`${edit.slice(0, 10)}\`.`,
+        "",
+        `- **stale** \`arch/queue\` (verified at \`${repo.first.slice(0, 10)}\`)`,
+        `  - \`src/a.ts\` changed in 1 commit since verified: \`${edit.slice(0, 10)}\``,
+        "",
+      ].join("\n"),
+    );
+    const both = repo.box.run(["drift", "--markdown", "--json"], { cwd: repo.root });
+    expect([both.code, JSON.parse(both.stderr).error.message]).toEqual([1, "--json and --markdown cannot be combined"]);
+  });
+});
