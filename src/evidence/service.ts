@@ -10,6 +10,8 @@ import { invalid } from "../core/errors.js";
 import { isPathInside } from "../core/fs.js";
 import { trace } from "../core/trace.js";
 import type { PageEvidence } from "../index/views/evidence.js";
+import type { WikiIndex } from "../index/service.js";
+import type { Reanchor, ReanchorReport } from "../index/stamp-evidence.js";
 import { normalizeRefPath } from "../wiki/file-refs.js";
 import { GitReader, type WorkTree } from "./git.js";
 import { DriftCache, fileState } from "./cache.js";
@@ -119,6 +121,21 @@ export class DriftService {
     const judged = pages.map((page) => judgePage(page, context));
     trace("drift: judged");
     return judged;
+  }
+
+  /**
+   * `ca drift --fix`: re-anchors every moved source (new lines, new path after a rename, a new
+   * stamp of what it cites now) without an agent. Changed and missing sources are left alone.
+   */
+  async fix(wiki: WikiIndex, slugs: readonly string[] = []): Promise<{ head: string | null; fixed: ReanchorReport["fixed"]; unstamped: ReanchorReport["unstamped"] }> {
+    const report = await this.report(wiki, { slugs });
+    const moves: Reanchor[] = report.pages
+      .map((page) => ({ slug: page.slug, sources: page.sources.flatMap((s) => (s.status === "moved" && s.now ? [{ id: s.id, path: s.path, now: s.now }] : [])) }))
+      .filter((move) => move.sources.length > 0);
+    if (moves.length === 0) return { head: report.head, fixed: [], unstamped: [] };
+    const { reanchorEvidence } = await import("../index/stamp-evidence.js");
+    const result = await reanchorEvidence(wiki, moves, report.head);
+    return { head: report.head, ...result };
   }
 
   /** Outside git, stamps still hold; unstamped evidence is `unknown`, and the report says why once. */

@@ -39,3 +39,18 @@ function sourceLine(ctx: CliContext, source: SourceDrift): string {
   }
   return `${source.id}  ${where}  ${source.status}: ${source.reason}`;
 }
+
+type Where = { path: string; lines: string | null };
+const at = (where: Where) => (where.lines === null ? where.path : `${where.path}:${where.lines}`);
+
+export function renderFix(
+  ctx: CliContext,
+  result: { fixed: { page: string; source: string; from: Where; to: Where }[]; unstamped: { page: string; source: string | null; reason: string }[] },
+): void {
+  const s = ctx.out;
+  const lines = result.fixed.map((f) => `re-anchored  ${s.blue(f.page)}  ${f.source}  ${at(f.from)} -> ${at(f.to)}`);
+  for (const u of result.unstamped) lines.push(`${s.yellow("not fixed")}  ${s.blue(u.page)}${u.source === null ? "" : `  ${u.source}`}: ${u.reason}`);
+  const pages = new Set(result.fixed.map((f) => f.page)).size;
+  lines.push(result.fixed.length === 0 ? "nothing to fix: no moved evidence" : `fixed ${plural(result.fixed.length, "source")} on ${plural(pages, "page")}`);
+  ctx.write(lines.join("\n") + "\n");
+}
