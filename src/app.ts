@@ -221,7 +221,8 @@ export class App {
   /** `ca drift` and the stale-page findings: git read in batches, the wiki's evidence from its index. */
   async drift(): Promise<DriftService> {
     const [{ DriftService }, commands] = await Promise.all([import("./evidence/service.js"), this.commands()]);
-    return new DriftService({ commands, env: this.options.env, cacheFile: ({ repositoryId }) => join(dirname(indexPath(this.paths, repositoryId)), "drift-cache.json") });
+    const beside = (name: string) => ({ repositoryId }: { repositoryId: string }) => join(dirname(indexPath(this.paths, repositoryId)), name);
+    return new DriftService({ commands, env: this.options.env, cacheFile: beside("drift-cache.json"), historyFile: beside("drift-history") });
   }
 
   async commands(): Promise<CommandRunner> {

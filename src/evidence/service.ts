@@ -15,9 +15,13 @@ import type { Reanchor, ReanchorReport } from "../index/stamp-evidence.js";
 import { normalizeRefPath } from "../wiki/file-refs.js";
 import { GitReader, type WorkTree } from "./git.js";
 import { DriftCache, fileState } from "./cache.js";
+import { historyLog } from "./history-cache.js";
 import { History } from "./history.js";
 import { baselineSpecs, judgePage, pageStatus, type Content, type EvidenceContext } from "./judge.js";
 import type { DriftReport, DriftRequest, PageDrift } from "./types.js";
+
+/** Up to this many pages to judge, `git status` is asked about their files only. */
+const FEW_PAGES = 50;
 
 /** A cited file larger than this is not read; its evidence is `unknown`. */
 const CITED_FILE_LIMIT = 32 * 1024 * 1024;
@@ -33,6 +37,8 @@ export interface DriftDeps {
   env: NodeJS.ProcessEnv;
   /** Where a wiki's drift cache lives (beside its index, under the state root). */
   cacheFile: (repository: { repositoryId: string }) => string;
+  /** Where its history walk is kept. */
+  historyFile: (repository: { repositoryId: string }) => string;
 }
 
 /** The repository-relative files a page cites (folders are not judged). */
@@ -92,9 +98,11 @@ export class DriftService {
       const pages = await wiki.evidence(pending.length === digests.size && slugs.length === 0 ? [] : pending);
       // Each file's state is taken before it is read, so an edit while we read shows up next time.
       for (const page of pages) for (const path of citedPaths(page)) cache.state(path);
-      const history = History.parse(await git.log(tree.head));
+      const history = History.parse(await historyLog(git, tree.head, this.deps.historyFile(wiki.repository)));
       trace("drift: history read");
-      const uncommitted = await git.uncommitted();
+      // A few pages (show, MCP's read_page): git checks only the files they involve.
+      const few = pending.length <= FEW_PAGES ? pages.flatMap((page) => [`almanac/${page.rel_path}`, ...citedPaths(page)]) : undefined;
+      const uncommitted = await git.uncommitted(few);
       const current = workingTree(root, (path) => cache.state(path));
       for (const drift of await this.judge(git, history, tree.prefix, uncommitted, current, pages)) {
         known.set(drift.slug, drift);
