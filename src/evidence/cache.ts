@@ -10,7 +10,7 @@ import { readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { SOURCE_STATUSES, type PageDrift, type SourceDrift } from "./types.js";
 
-const VERSION = 1;
+const VERSION = 2;
 const UNCHANGED = "unchanged";
 
 export interface CacheKey {
@@ -19,8 +19,12 @@ export interface CacheKey {
   gitIndex: string | null;
 }
 
-/** `[id, path, lines, status, commit numbers, reason (absent: unchanged), now path, now lines]` */
-type StoredSource = [string, string, string | null, number, number[], string?, string?, (string | null)?];
+/**
+ * `[id, path, lines, status, commits, reason (absent: unchanged), now path, now lines]`. The
+ * commits are a count when they are the newest ones of the path's shared list (in a linear
+ * history the commits since any commit are), else the commit numbers themselves.
+ */
+type StoredSource = [string, string, string | null, number, number | number[], string?, string?, (string | null)?];
 /** `[evidence digest, file, verified_at, page status, sources]` */
 type StoredPage = [string, string, string | null, PageDrift["status"], StoredSource[]];
 
@@ -28,6 +32,8 @@ interface CacheFile {
   version: number;
   key: CacheKey;
   commits: string[];
+  /** Path → the commit numbers that changed it, newest first, as far back as a source needed them. */
+  paths: Record<string, number[]>;
   /** Repository-relative path → its state when it was read (null: it did not exist). */
   states: Record<string, string | null>;
   pages: Record<string, StoredPage>;
@@ -53,7 +59,7 @@ export class DriftCache {
     private readonly root: string,
     key: CacheKey,
   ) {
-    this.file = { version: VERSION, key, commits: [], states: {}, pages: {} };
+    this.file = { version: VERSION, key, commits: [], paths: {}, states: {}, pages: {} };
     try {
       const cached = JSON.parse(readFileSync(path, "utf8")) as CacheFile;
       if (cached.version === VERSION && cached.key.head === key.head && cached.key.gitIndex === key.gitIndex) this.file = cached;
@@ -109,7 +115,7 @@ export class DriftCache {
   }
 
   private encode(source: SourceDrift): StoredSource {
-    const commits = source.commits.map((sha) => {
+    const numbers = source.commits.map((sha) => {
       let n = this.commitNumbers.get(sha);
       if (n === undefined) {
         n = this.file.commits.push(sha) - 1;
@@ -117,20 +123,31 @@ export class DriftCache {
       }
       return n;
     });
-    const stored: StoredSource = [source.id, source.path, source.lines, SOURCE_STATUSES.indexOf(source.status), commits];
+    const stored: StoredSource = [source.id, source.path, source.lines, SOURCE_STATUSES.indexOf(source.status), this.shared(source.path, numbers)];
     if (source.reason !== UNCHANGED || source.now) stored.push(source.reason);
     if (source.now) stored.push(source.now.path, source.now.lines);
     return stored;
   }
 
+  /** The count, when `numbers` start the path's shared list (which grows to hold them); else `numbers`. */
+  private shared(path: string, numbers: number[]): number | number[] {
+    if (numbers.length === 0) return 0;
+    const list = (this.file.paths[path] ??= []);
+    const common = Math.min(list.length, numbers.length);
+    for (let i = 0; i < common; i++) if (list[i] !== numbers[i]) return numbers;
+    if (numbers.length > list.length) list.push(...numbers.slice(list.length));
+    return numbers.length;
+  }
+
   private decode(stored: StoredSource): SourceDrift {
     const [id, path, lines, status, commits, reason, nowPath, nowLines] = stored;
+    const numbers = typeof commits === "number" ? (this.file.paths[path] ?? []).slice(0, commits) : commits;
     return {
       id,
       path,
       lines,
       status: SOURCE_STATUSES[status]!,
-      commits: commits.map((n) => this.file.commits[n]!),
+      commits: numbers.map((n) => this.file.commits[n]!),
       reason: reason ?? UNCHANGED,
       ...(nowPath !== undefined ? { now: { path: nowPath, lines: nowLines ?? null } } : {}),
     };

@@ -57,7 +57,10 @@ export class DriftService {
   async report(wiki: EvidenceSource, request: DriftRequest = {}): Promise<DriftReport> {
     const root = wiki.repository.rootPath;
     const git = new GitReader(this.deps.commands, this.deps.env, root);
-    const tree = await git.workTree();
+    // git starts while the index refreshes (the first read below does it).
+    const asked = git.workTree();
+    await wiki.evidenceDigests([]).catch(() => undefined);
+    const tree = await asked;
     if (tree?.head && request.ref === undefined && request.base === undefined) {
       return this.workingTreeReport(git, tree as WorkTree & { head: string }, wiki, request.slugs ?? []);
     }
