@@ -143,11 +143,11 @@ function sidePanel(wiki, page, sources) {
 function freshnessSection(wiki, freshness) {
   if (!freshness) return null;
   const drifting = freshness.sources ?? [];
-  const verified = freshness.verified_at ? ` (verified at ${shortCommit(freshness.verified_at)})` : "";
+  const at = freshness.verified_at ? ` at ${shortCommit(freshness.verified_at)}` : "";
   const summary = {
-    fresh: `The code it cites is as verified${verified}.`,
-    moved: `Cited lines moved but did not change${verified}.`,
-    stale: `Cited code changed since it was verified${verified}: check it before relying on this page.`,
+    fresh: `The code it cites is as it was when verified${at}.`,
+    moved: `Cited lines moved, unchanged, since it was verified${at}.`,
+    stale: `Cited code changed since it was verified${at}: check it before relying on this page.`,
     unknown: freshness.reason || "Whether its cited code changed cannot be told here.",
   }[freshness.status] ?? "";
   const list = el("ul", { class: "plain-list drift-list" });
