@@ -15,14 +15,13 @@ describe("readers see freshness (a git repository whose code moved under one pag
   const shared = sharedSandbox((box) => driftedWiki(box.dir));
   const run = (args: string[], env: NodeJS.ProcessEnv = {}) => shared.box().run(args, { cwd: shared.fixture().root, env });
 
-  test("show prints one stale line under the title, naming the change", () => {
+  test("show prints one stale line under the title of a stale page, naming the change, and none for a fresh page", () => {
     const lines = expectOk(run(["show", "queue/worker"])).stdout.split("\n");
     expect(lines.slice(0, 3)).toEqual(["slug:       queue/worker", "title:      Worker", `stale:      ${STALE_REASON}`]);
     expect(lines.filter((line) => line.startsWith("stale:"))).toHaveLength(1);
-  });
-
-  test("show of a fresh page prints no stale line", () => {
-    expect(expectOk(run(["show", "queue/ledger"])).stdout).not.toMatch(/^stale:/m);
+    const fresh = expectOk(run(["show", "queue/ledger"])).stdout;
+    expect(fresh.split("\n").slice(0, 3)).toEqual(["slug:       queue/ledger", "title:      Ledger", "summary:    Where runs wait"]);
+    expect(fresh).not.toMatch(/^stale:/m);
   });
 
   test("show --json carries freshness: status, reason and the commit it was verified at", () => {
@@ -39,8 +38,12 @@ describe("readers see freshness (a git repository whose code moved under one pag
     });
   });
 
-  test("the one-part views are for piping: no stale line", () => {
-    for (const flag of ["--body", "--meta", "--lead", "--files"]) {
+  test("the one-part views are for piping: --meta is the whole view's header without the stale line, and no other part has one", () => {
+    const whole = expectOk(run(["show", "queue/worker"])).stdout;
+    const header = whole.slice(0, whole.indexOf("\n---\n"));
+    expect(header).toContain(`\nstale:      ${STALE_REASON}\n`);
+    expect(expectOk(run(["show", "queue/worker", "--meta"])).stdout).toBe(header.replace(`stale:      ${STALE_REASON}\n`, ""));
+    for (const flag of ["--body", "--lead", "--files"]) {
       const result = expectOk(run(["show", "queue/worker", flag]));
       expect(result.stdout).not.toContain("stale");
       expect(result.stderr).toBe("");
