@@ -57,12 +57,13 @@ export class DriftService {
   async report(wiki: EvidenceSource, request: DriftRequest = {}): Promise<DriftReport> {
     const root = wiki.repository.rootPath;
     const git = new GitReader(this.deps.commands, this.deps.env, root);
-    // git starts while the index refreshes (the first read below does it).
+    // git starts first and runs while the index refreshes (reading the digests does that).
     const asked = git.workTree();
-    await wiki.evidenceDigests([]).catch(() => undefined);
+    const digests = await wiki.evidenceDigests(request.slugs ?? []);
     const tree = await asked;
+    trace("drift: work tree found");
     if (tree?.head && request.ref === undefined && request.base === undefined) {
-      return this.workingTreeReport(git, tree as WorkTree & { head: string }, wiki, request.slugs ?? []);
+      return this.workingTreeReport(git, tree as WorkTree & { head: string }, wiki, request.slugs ?? [], digests);
     }
     const pages = await wiki.evidence(request.slugs ?? []);
     if (!tree || !tree.head) {
@@ -85,10 +86,10 @@ export class DriftService {
    * The working tree against HEAD, through the cache: only pages whose inputs changed are
    * judged, and when none did, neither their sources nor git's history are read.
    */
-  private async workingTreeReport(git: GitReader, tree: WorkTree & { head: string }, wiki: EvidenceSource, slugs: readonly string[]): Promise<DriftReport> {
+  private async workingTreeReport(git: GitReader, tree: WorkTree & { head: string }, wiki: EvidenceSource, slugs: readonly string[], digests: ReadonlyMap<string, string>): Promise<DriftReport> {
     const root = wiki.repository.rootPath;
     const cache = new DriftCache(this.deps.cacheFile(wiki.repository), root, { head: tree.head, gitIndex: fileState(join(tree.gitDir, "index")) });
-    const digests = await wiki.evidenceDigests(slugs);
+    trace("drift: cache read");
     const known = new Map<string, PageDrift>();
     const pending: string[] = [];
     for (const [slug, digest] of digests) {
