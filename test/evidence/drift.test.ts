@@ -117,6 +117,26 @@ describe("ca drift on unstamped evidence (verified at the page's last commit)", 
   });
 });
 
+test("with merges: a side branch's older commit merged after the page was verified counts; commits the page had seen do not", () => {
+  const repo = repository({ "src/a.ts": "a\n", "src/b.ts": "b\n" }, [{ id: "a", path: "src/a.ts" }, { id: "b", path: "src/b.ts" }]);
+  repo.git("checkout", "-q", "-b", "side");
+  repo.write("src/a.ts", "a, edited on a side branch\n");
+  const side = repo.commit("side edits a");
+  repo.git("checkout", "-q", "main");
+  repo.write("src/b.ts", "b, edited on main before the page\n");
+  repo.commit("main edits b");
+  repo.rewritePage([{ id: "a", path: "src/a.ts" }, { id: "b", path: "src/b.ts" }, { id: "b2", path: "src/b.ts" }]);
+  const pageCommit = repo.commit("page verified on main");
+  repo.git("merge", "-q", "--no-edit", "side");
+  const page = repo.queuePage();
+  expect(page.verified_at).toBe(pageCommit);
+  expect(page.sources.map((s) => [s.id, s.status, s.commits])).toEqual([
+    ["a", "changed", [side]],
+    ["b", "fresh", []],
+    ["b2", "fresh", []],
+  ]);
+});
+
 describe("ca drift on stamped evidence", () => {
   test("a stamp is compared by fingerprint: fresh, moved by an insertion, changed by an edit", () => {
     const text = numbered(30);
