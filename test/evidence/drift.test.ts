@@ -117,21 +117,23 @@ describe("ca drift on unstamped evidence (verified at the page's last commit)", 
   });
 });
 
-test("with merges: a side branch's older commit merged after the page was verified counts; commits the page had seen do not", () => {
+test("with merges: a commit merged in from another line counts even when the history lists it after the page's commit", () => {
   const repo = repository({ "src/a.ts": "a\n", "src/b.ts": "b\n" }, [{ id: "a", path: "src/a.ts" }, { id: "b", path: "src/b.ts" }]);
   repo.git("checkout", "-q", "-b", "side");
-  repo.write("src/a.ts", "a, edited on a side branch\n");
-  const side = repo.commit("side edits a");
-  repo.git("checkout", "-q", "main");
-  repo.write("src/b.ts", "b, edited on main before the page\n");
-  repo.commit("main edits b");
+  repo.write("src/b.ts", "b, edited before the page\n");
+  repo.commit("side edits b");
   repo.rewritePage([{ id: "a", path: "src/a.ts" }, { id: "b", path: "src/b.ts" }, { id: "b2", path: "src/b.ts" }]);
-  const pageCommit = repo.commit("page verified on main");
+  const pageCommit = repo.commit("page verified on side");
+  repo.git("checkout", "-q", "main");
+  repo.write("src/a.ts", "a, edited on main\n");
+  const mainEdit = repo.commit("main edits a");
   repo.git("merge", "-q", "--no-edit", "side");
+  // git log --topo-order lists "main edits a" after the page's commit, though it is no ancestor of it.
+  expect(repo.git("log", "--topo-order", "--format=%H").split("\n").indexOf(mainEdit)).toBeGreaterThan(repo.git("log", "--topo-order", "--format=%H").split("\n").indexOf(pageCommit));
   const page = repo.queuePage();
   expect(page.verified_at).toBe(pageCommit);
   expect(page.sources.map((s) => [s.id, s.status, s.commits])).toEqual([
-    ["a", "changed", [side]],
+    ["a", "changed", [mainEdit]],
     ["b", "fresh", []],
     ["b2", "fresh", []],
   ]);
