@@ -52,8 +52,8 @@ module.exports = {
       automation: ["core", "config", "harnesses", "repositories", "wiki"],
       lifecycle: ["core", "runs", "queue", "harnesses", "index", "sources", "repositories", "config"],
       sync: ["core", "runs", "queue", "repositories", "sources", "harnesses"],
-      viewer: ["core", "wiki", "index", "repositories", "runs", "queue"],
-      mcp: ["core", "wiki", "index", "repositories", "runs", "queue", "harnesses", "config", "setup"],
+      viewer: ["core", "wiki", "index", "evidence", "repositories", "runs", "queue"],
+      mcp: ["core", "wiki", "index", "evidence", "repositories", "runs", "queue", "harnesses", "config", "setup"],
       setup: ["core", "wiki", "index", "repositories", "runs", "queue", "harnesses", "config", "automation", "mcp"],
     }).map(([domain, allowed]) => ({
       name: `${domain}-uses-only-${allowed.length > 0 ? allowed.join("-") : "itself"}`,

@@ -31,6 +31,7 @@ import { benchLifecycle } from "./lifecycle.mjs";
 import { benchSync } from "./sync.mjs";
 import { benchViewer } from "./viewer.mjs";
 import { benchMcp } from "./mcp.mjs";
+import { benchDrift } from "./drift.mjs";
 
 const GENERATOR = fileURLToPath(new URL("./generate-wiki.mjs", import.meta.url));
 
@@ -645,6 +646,7 @@ export const sections = {
   sync: benchSync,
   viewer: benchViewer,
   mcp: benchMcp,
+  drift: benchDrift,
 };
 
 // ---------------------------------------------------------------------------

@@ -223,7 +223,8 @@ export class App {
   /** `ca drift` and the stale-page findings: git read in batches, the wiki's evidence from its index. */
   async drift(): Promise<DriftService> {
     const [{ DriftService }, commands] = await Promise.all([import("./evidence/service.js"), this.commands()]);
-    return new DriftService({ commands, env: this.options.env, cacheFile: ({ repositoryId }) => join(dirname(indexPath(this.paths, repositoryId)), "drift-cache.json") });
+    const beside = (name: string) => ({ repositoryId }: { repositoryId: string }) => join(dirname(indexPath(this.paths, repositoryId)), name);
+    return new DriftService({ commands, env: this.options.env, cacheFile: beside("drift-cache.json"), historyFile: beside("drift-history") });
   }
 
   async commands(): Promise<CommandRunner> {
@@ -513,6 +514,7 @@ export class App {
   /** `ca serve`: binds the viewer; hono and the viewer's code load only here. */
   async viewer(launch: { cwd: string; wiki: string | null; host: string; port: number }) {
     const [{ startViewer }, { LiveIndexes }] = await Promise.all([import("./viewer/server.js"), import("./index/freshness.js")]);
+    let drift: Promise<DriftService> | undefined;
     return startViewer({
       host: launch.host,
       port: launch.port,
@@ -521,6 +523,8 @@ export class App {
       repositories: this.repositories,
       // CODEALMANAC_VIEWER_WATCH=0: no folder watches (a filesystem without change events); each request stat-scans instead.
       indexes: new LiveIndexes({ open: (repository) => this.index.open(repository), watch: this.options.env.CODEALMANAC_VIEWER_WATCH !== "0" }),
+      // One drift service for the server's life, built at the first request that needs it.
+      drift: () => (drift ??= this.drift()),
       runs: this.runs,
       cancelRun: async (runId, repositoryId) => (await this.jobs()).cancel(runId, repositoryId),
       followed: () => {
@@ -545,10 +549,13 @@ export class App {
    */
   async mcp(launch: { cwd: string; wiki: string | null; allowQueue: boolean }): Promise<void> {
     const { serveMcp } = await import("./mcp/server.js");
+    let drift: Promise<DriftService> | undefined;
     await serveMcp({
       ...launch,
       repositories: this.repositories,
       openIndex: (repository) => this.index.open(repository),
+      // One drift service for the server's life, built at the first call that needs it.
+      drift: () => (drift ??= this.drift()),
       watch: this.options.env.CODEALMANAC_MCP_WATCH !== "0",
       queue: launch.allowQueue
         ? {

@@ -10,7 +10,7 @@ import { readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { SOURCE_STATUSES, type PageDrift, type SourceDrift } from "./types.js";
 
-const VERSION = 1;
+const VERSION = 3;
 const UNCHANGED = "unchanged";
 
 export interface CacheKey {
@@ -19,17 +19,28 @@ export interface CacheKey {
   gitIndex: string | null;
 }
 
-/** `[id, path, lines, status, commit numbers, reason (absent: unchanged), now path, now lines]` */
-type StoredSource = [string, string, string | null, number, number[], string?, string?, (string | null)?];
-/** `[evidence digest, file, verified_at, page status, sources]` */
-type StoredPage = [string, string, string | null, PageDrift["status"], StoredSource[]];
+/**
+ * `[id, path, lines, status, commits, reason (absent: unchanged), now path, now lines]`. The
+ * commits are a count when they are the newest ones of the path's shared list (in a linear
+ * history the commits since any commit are), else the commit numbers themselves.
+ */
+type StoredSource = [string, string, string | null, number, number | number[], string?, string?, (string | null)?];
+/**
+ * `[evidence digest, file, verified_at, page status, numbers of the files read (in `files`),
+ * sources as JSON text]`: the sources stay text until a page is shown, since most reads print
+ * only the drifting pages.
+ */
+type StoredPage = [string, string, string | null, PageDrift["status"], number[], string];
 
 interface CacheFile {
   version: number;
   key: CacheKey;
   commits: string[];
-  /** Repository-relative path → its state when it was read (null: it did not exist). */
-  states: Record<string, string | null>;
+  /** Path → the commit numbers that changed it, newest first, as far back as a source needed them. */
+  paths: Record<string, number[]>;
+  /** Repository-relative paths the results read, and the state of each when it was read (null: it did not exist). */
+  files: string[];
+  states: (string | null)[];
   pages: Record<string, StoredPage>;
 }
 
@@ -53,7 +64,7 @@ export class DriftCache {
     private readonly root: string,
     key: CacheKey,
   ) {
-    this.file = { version: VERSION, key, commits: [], states: {}, pages: {} };
+    this.file = { version: VERSION, key, commits: [], paths: {}, files: [], states: [], pages: {} };
     try {
       const cached = JSON.parse(readFileSync(path, "utf8")) as CacheFile;
       if (cached.version === VERSION && cached.key.head === key.head && cached.key.gitIndex === key.gitIndex) this.file = cached;
@@ -61,6 +72,22 @@ export class DriftCache {
       // No cache yet, or one that cannot be read: every page is judged.
     }
     this.file.commits.forEach((sha, i) => this.commitNumbers.set(sha, i));
+    this.file.files.forEach((path, i) => this.fileNumbers.set(path, i));
+  }
+
+  private readonly fileNumbers = new Map<string, number>();
+  /** Per file number: is it as it was when read? Checked once per report. */
+  private unchanged: boolean[] | null = null;
+
+  private fileNumber(path: string): number {
+    let n = this.fileNumbers.get(path);
+    if (n === undefined) {
+      n = this.file.files.push(path) - 1;
+      this.file.states.push(null);
+      this.fileNumbers.set(path, n);
+    }
+    this.file.states[n] = this.state(path);
+    return n;
   }
 
   /** The state of a file now, taken once per report (before the file is read). */
@@ -74,22 +101,26 @@ export class DriftCache {
   lookup(slug: string, digest: string): PageDrift | null {
     const stored = this.file.pages[slug];
     if (!stored || stored[0] !== digest) return null;
-    const sources = stored[4];
-    for (const source of sources) {
-      for (const path of source[6] !== undefined ? [source[1], source[6]] : [source[1]]) {
-        if (!(path in this.file.states) || this.file.states[path] !== this.state(path)) return null;
-      }
-    }
-    return { slug, file: stored[1], verified_at: stored[2], status: stored[3], sources: sources.map((s) => this.decode(s)) };
+    const unchanged = (this.unchanged ??= this.file.files.map((path, i) => this.file.states[i] === this.state(path)));
+    if (!stored[4].every((n) => unchanged[n])) return null;
+    const drift = { slug, file: stored[1], verified_at: stored[2], status: stored[3] } as PageDrift;
+    let sources: SourceDrift[] | null = null;
+    Object.defineProperty(drift, "sources", {
+      enumerable: true,
+      configurable: true,
+      get: () => (sources ??= (JSON.parse(stored[5]) as StoredSource[]).map((s) => this.decode(s))),
+    });
+    return drift;
   }
 
   /** Remembers a page's result; the states of the files it read must have been taken (`state`) before they were read. */
   store(digest: string, drift: PageDrift): void {
+    const files = new Set<number>();
     for (const source of drift.sources) {
-      this.file.states[source.path] = this.state(source.path);
-      if (source.now) this.file.states[source.now.path] = this.state(source.now.path);
+      files.add(this.fileNumber(source.path));
+      if (source.now) files.add(this.fileNumber(source.now.path));
     }
-    this.file.pages[drift.slug] = [digest, drift.file, drift.verified_at, drift.status, drift.sources.map((s) => this.encode(s))];
+    this.file.pages[drift.slug] = [digest, drift.file, drift.verified_at, drift.status, [...files], JSON.stringify(drift.sources.map((s) => this.encode(s)))];
   }
 
   /** Drops pages that no longer exist (after a full report), so the file does not grow without end. */
@@ -109,7 +140,7 @@ export class DriftCache {
   }
 
   private encode(source: SourceDrift): StoredSource {
-    const commits = source.commits.map((sha) => {
+    const numbers = source.commits.map((sha) => {
       let n = this.commitNumbers.get(sha);
       if (n === undefined) {
         n = this.file.commits.push(sha) - 1;
@@ -117,20 +148,31 @@ export class DriftCache {
       }
       return n;
     });
-    const stored: StoredSource = [source.id, source.path, source.lines, SOURCE_STATUSES.indexOf(source.status), commits];
+    const stored: StoredSource = [source.id, source.path, source.lines, SOURCE_STATUSES.indexOf(source.status), this.shared(source.path, numbers)];
     if (source.reason !== UNCHANGED || source.now) stored.push(source.reason);
     if (source.now) stored.push(source.now.path, source.now.lines);
     return stored;
   }
 
+  /** The count, when `numbers` start the path's shared list (which grows to hold them); else `numbers`. */
+  private shared(path: string, numbers: number[]): number | number[] {
+    if (numbers.length === 0) return 0;
+    const list = (this.file.paths[path] ??= []);
+    const common = Math.min(list.length, numbers.length);
+    for (let i = 0; i < common; i++) if (list[i] !== numbers[i]) return numbers;
+    if (numbers.length > list.length) list.push(...numbers.slice(list.length));
+    return numbers.length;
+  }
+
   private decode(stored: StoredSource): SourceDrift {
     const [id, path, lines, status, commits, reason, nowPath, nowLines] = stored;
+    const numbers = typeof commits === "number" ? (this.file.paths[path] ?? []).slice(0, commits) : commits;
     return {
       id,
       path,
       lines,
       status: SOURCE_STATUSES[status]!,
-      commits: commits.map((n) => this.file.commits[n]!),
+      commits: numbers.map((n) => this.file.commits[n]!),
       reason: reason ?? UNCHANGED,
       ...(nowPath !== undefined ? { now: { path: nowPath, lines: nowLines ?? null } } : {}),
     };

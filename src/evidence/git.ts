@@ -70,9 +70,29 @@ export class GitReader {
     return result.stdout;
   }
 
-  /** Tracked paths (from the top) whose working-tree content differs from HEAD. */
-  async uncommitted(): Promise<Set<string>> {
-    const result = await this.git(["status", "--porcelain=v1", "-z", "--untracked-files=no", "--no-renames"]);
+  /** Is `ancestor` reachable from `commit`? */
+  async isAncestor(ancestor: string, commit: string): Promise<boolean> {
+    return (await this.git(["merge-base", "--is-ancestor", ancestor, commit])).code === 0;
+  }
+
+  /** The commits of `commit` that `since` lacks, newest first, in the format of `log`. */
+  async logSince(since: string, commit: string): Promise<string> {
+    const result = await this.git(
+      ["log", "--topo-order", "-z", "--name-status", "-M", "--no-color", "--format=%x1e%H %P", `${since}..${commit}`, "--"],
+      { limit: HISTORY_LIMIT_BYTES },
+    );
+    if (result.code !== 0 || result.truncated) throw this.failure("git log", result);
+    return result.stdout;
+  }
+
+  /**
+   * Tracked paths (from the top) whose working-tree content differs from HEAD; with `only`
+   * (repository-relative paths), just those are checked, which is much cheaper in a large tree.
+   */
+  async uncommitted(only?: readonly string[]): Promise<Set<string>> {
+    const pathspecs = only === undefined ? [] : ["--", ...only.map((path) => `:(literal)${path}`)];
+    if (only !== undefined && only.length === 0) return new Set();
+    const result = await this.git(["status", "--porcelain=v1", "-z", "--untracked-files=no", "--no-renames", ...pathspecs]);
     if (result.code !== 0) throw this.failure("git status", result);
     const paths = new Set<string>();
     for (const entry of result.stdout.split("\0")) if (entry.length > 3) paths.add(entry.slice(3));

@@ -10,12 +10,18 @@ import { invalid } from "../core/errors.js";
 import { isPathInside } from "../core/fs.js";
 import { trace } from "../core/trace.js";
 import type { PageEvidence } from "../index/views/evidence.js";
+import type { WikiIndex } from "../index/service.js";
+import type { Reanchor, ReanchorReport } from "../index/stamp-evidence.js";
 import { normalizeRefPath } from "../wiki/file-refs.js";
 import { GitReader, type WorkTree } from "./git.js";
 import { DriftCache, fileState } from "./cache.js";
+import { historyLog } from "./history-cache.js";
 import { History } from "./history.js";
 import { baselineSpecs, judgePage, pageStatus, type Content, type EvidenceContext } from "./judge.js";
 import type { DriftReport, DriftRequest, PageDrift } from "./types.js";
+
+/** Up to this many pages to judge, `git status` is asked about their files only. */
+const FEW_PAGES = 50;
 
 /** A cited file larger than this is not read; its evidence is `unknown`. */
 const CITED_FILE_LIMIT = 32 * 1024 * 1024;
@@ -31,6 +37,8 @@ export interface DriftDeps {
   env: NodeJS.ProcessEnv;
   /** Where a wiki's drift cache lives (beside its index, under the state root). */
   cacheFile: (repository: { repositoryId: string }) => string;
+  /** Where its history walk is kept. */
+  historyFile: (repository: { repositoryId: string }) => string;
 }
 
 /** The repository-relative files a page cites (folders are not judged). */
@@ -49,9 +57,13 @@ export class DriftService {
   async report(wiki: EvidenceSource, request: DriftRequest = {}): Promise<DriftReport> {
     const root = wiki.repository.rootPath;
     const git = new GitReader(this.deps.commands, this.deps.env, root);
-    const tree = await git.workTree();
+    // git starts first and runs while the index refreshes (reading the digests does that).
+    const asked = git.workTree();
+    const digests = await wiki.evidenceDigests(request.slugs ?? []);
+    const tree = await asked;
+    trace("drift: work tree found");
     if (tree?.head && request.ref === undefined && request.base === undefined) {
-      return this.workingTreeReport(git, tree as WorkTree & { head: string }, wiki, request.slugs ?? []);
+      return this.workingTreeReport(git, tree as WorkTree & { head: string }, wiki, request.slugs ?? [], digests);
     }
     const pages = await wiki.evidence(request.slugs ?? []);
     if (!tree || !tree.head) {
@@ -74,10 +86,10 @@ export class DriftService {
    * The working tree against HEAD, through the cache: only pages whose inputs changed are
    * judged, and when none did, neither their sources nor git's history are read.
    */
-  private async workingTreeReport(git: GitReader, tree: WorkTree & { head: string }, wiki: EvidenceSource, slugs: readonly string[]): Promise<DriftReport> {
+  private async workingTreeReport(git: GitReader, tree: WorkTree & { head: string }, wiki: EvidenceSource, slugs: readonly string[], digests: ReadonlyMap<string, string>): Promise<DriftReport> {
     const root = wiki.repository.rootPath;
     const cache = new DriftCache(this.deps.cacheFile(wiki.repository), root, { head: tree.head, gitIndex: fileState(join(tree.gitDir, "index")) });
-    const digests = await wiki.evidenceDigests(slugs);
+    trace("drift: cache read");
     const known = new Map<string, PageDrift>();
     const pending: string[] = [];
     for (const [slug, digest] of digests) {
@@ -90,9 +102,11 @@ export class DriftService {
       const pages = await wiki.evidence(pending.length === digests.size && slugs.length === 0 ? [] : pending);
       // Each file's state is taken before it is read, so an edit while we read shows up next time.
       for (const page of pages) for (const path of citedPaths(page)) cache.state(path);
-      const history = History.parse(await git.log(tree.head));
+      const history = History.parse(await historyLog(git, tree.head, this.deps.historyFile(wiki.repository)));
       trace("drift: history read");
-      const uncommitted = await git.uncommitted();
+      // A few pages (show, MCP's read_page): git checks only the files they involve.
+      const few = pending.length <= FEW_PAGES ? pages.flatMap((page) => [`almanac/${page.rel_path}`, ...citedPaths(page)]) : undefined;
+      const uncommitted = await git.uncommitted(few);
       const current = workingTree(root, (path) => cache.state(path));
       for (const drift of await this.judge(git, history, tree.prefix, uncommitted, current, pages)) {
         known.set(drift.slug, drift);
@@ -119,6 +133,21 @@ export class DriftService {
     const judged = pages.map((page) => judgePage(page, context));
     trace("drift: judged");
     return judged;
+  }
+
+  /**
+   * `ca drift --fix`: re-anchors every moved source (new lines, new path after a rename, a new
+   * stamp of what it cites now) without an agent. Changed and missing sources are left alone.
+   */
+  async fix(wiki: WikiIndex, slugs: readonly string[] = []): Promise<{ head: string | null; fixed: ReanchorReport["fixed"]; unstamped: ReanchorReport["unstamped"] }> {
+    const report = await this.report(wiki, { slugs });
+    const moves: Reanchor[] = report.pages
+      .map((page) => ({ slug: page.slug, sources: page.sources.flatMap((s) => (s.status === "moved" && s.now ? [{ id: s.id, path: s.path, now: s.now }] : [])) }))
+      .filter((move) => move.sources.length > 0);
+    if (moves.length === 0) return { head: report.head, fixed: [], unstamped: [] };
+    const { reanchorEvidence } = await import("../index/stamp-evidence.js");
+    const result = await reanchorEvidence(wiki, moves, report.head);
+    return { head: report.head, ...result };
   }
 
   /** Outside git, stamps still hold; unstamped evidence is `unknown`, and the report says why once. */

@@ -8,7 +8,7 @@ import { closeSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { oneLine } from "../core/errors.js";
 import { openFileWithin, realpathOrNull } from "../core/fs.js";
-import { fileLines, formatLineRange, type LineRange } from "../wiki/evidence.js";
+import { fileLines, formatLineRange, parseLineRange, type LineRange } from "../wiki/evidence.js";
 import { normalizeRefPath } from "../wiki/file-refs.js";
 import { citedFingerprint, fileSourceEntries, stampPageSources, type SourceStamp } from "../wiki/stamp-sources.js";
 import { writeFileAtomic } from "../wiki/atomic-write.js";
@@ -121,4 +121,74 @@ function readCited(root: string, shape: string, realRoot: string): Cited {
 function pastEnd(shape: string, range: LineRange, bytes: Buffer): string {
   const count = fileLines(bytes.toString("utf8")).length;
   return `lines ${formatLineRange(range)} run past the end of ${shape} (${count} line${count === 1 ? "" : "s"})`;
+}
+
+/** Moved evidence to re-anchor: a page's source (by id and the path it cites) and where its text is now. */
+export interface Reanchor {
+  slug: string;
+  sources: { id: string; path: string; now: { path: string; lines: string | null } }[];
+}
+
+export interface ReanchorReport {
+  /** Each source re-anchored: its page, id, and where it pointed before and points now. */
+  fixed: { page: string; source: string; from: { path: string; lines: string | null }; to: { path: string; lines: string | null } }[];
+  unstamped: UnstampedSource[];
+}
+
+/**
+ * `ca drift --fix`: writes each moved source's new path and lines and a new stamp of what
+ * they cite now, and touches no other source. Pages are written as `stampEvidence` writes them.
+ */
+export async function reanchorEvidence(index: WikiIndex, moves: readonly Reanchor[], verifiedAt: string | null): Promise<ReanchorReport> {
+  const report: ReanchorReport = { fixed: [], unstamped: [] };
+  const root = index.repository.rootPath;
+  const realRoot = realpathOrNull(root) ?? root;
+  const relPaths = await index.read((db) => {
+    const query = db.prepare("SELECT rel_path FROM pages WHERE slug = ?").pluck();
+    return new Map(moves.map((move) => [move.slug, query.get(move.slug) as string | undefined]));
+  });
+  for (const move of moves) {
+    const rel = relPaths.get(move.slug);
+    if (rel === undefined) continue;
+    const path = join(index.almanacPath, rel);
+    if (realpathOrNull(path) !== join(index.wikiRoot, rel)) continue;
+    try {
+      await index.read((db) => db.transaction(() => reanchorPage(move, path, index.wikiRoot, verifiedAt, (shape) => readCited(root, shape, realRoot), report)).immediate());
+    } catch (error) {
+      report.unstamped.push({ page: move.slug, source: null, reason: oneLine(error) });
+    }
+  }
+  index.invalidate();
+  return report;
+}
+
+function reanchorPage(move: Reanchor, path: string, wikiRoot: string, verifiedAt: string | null, read: (shape: string) => Cited, report: ReanchorReport): void {
+  const text = readWholePage(path, wikiRoot);
+  const stamps = new Map<number, SourceStamp>();
+  const fixed: ReanchorReport["fixed"] = [];
+  for (const entry of fileSourceEntries(text, path)) {
+    const shape = normalizeRefPath(entry.path);
+    const wanted = move.sources.find((s) => s.id === entry.id && shape !== null && s.path === shape.shape);
+    if (!wanted) continue;
+    const parsed = wanted.now.lines === null ? null : parseLineRange(wanted.now.lines);
+    const range = parsed !== null && "range" in parsed ? parsed.range : null;
+    const file = read(wanted.now.path);
+    const fingerprint = "bytes" in file ? citedFingerprint(file.bytes, range) : null;
+    if (fingerprint === null) {
+      report.unstamped.push({ page: move.slug, source: entry.id, reason: "absent" in file ? file.absent : pastEnd(wanted.now.path, range!, file.bytes) });
+      continue;
+    }
+    const renamed = wanted.now.path !== wanted.path;
+    stamps.set(entry.index, {
+      fingerprint,
+      verified_at: verifiedAt,
+      ...(wanted.now.lines !== (entry.range === null ? null : formatLineRange(entry.range)) ? { lines: wanted.now.lines } : {}),
+      ...(renamed ? { path: wanted.now.path } : {}),
+    });
+    fixed.push({ page: move.slug, source: entry.id, from: { path: wanted.path, lines: entry.range === null ? null : formatLineRange(entry.range) }, to: wanted.now });
+  }
+  if (stamps.size === 0) return;
+  const next = stampPageSources(text, stamps, path);
+  if (next !== text) writeFileAtomic(path, next);
+  report.fixed.push(...fixed);
 }

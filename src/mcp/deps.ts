@@ -1,3 +1,4 @@
+import type { DriftService } from "../evidence/service.js";
 import type { WikiIndex } from "../index/service.js";
 import type { Receipt } from "../queue/producer.js";
 import type { Repository } from "../repositories/model.js";
@@ -22,6 +23,8 @@ export interface McpDeps extends McpLaunch {
     byName(name: string): Repository;
   };
   openIndex(repository: Repository): WikiIndex;
+  /** Drift (git, read in batches): the freshness read_page and search report. */
+  drift(): Promise<DriftService>;
   /** Watch almanac/'s folders so an unchanged wiki costs no scan (off on filesystems without change events). */
   watch: boolean;
   /** Present only with `--allow-queue`. */

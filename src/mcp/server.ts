@@ -46,6 +46,7 @@ const REQUESTS = paramChecks([
 const INSTRUCTIONS = `This server reads the CodeAlmanac wiki of the repository you are working in: Markdown pages, kept by coding agents, that explain how the code works, why it is built that way, and what to watch out for.
 - Before changing code you do not know, search the wiki and read the pages that come up.
 - Just before editing a file, call pages_for_file with its path: those pages describe that code and may need updating after your change.
+- A page whose freshness is stale cites code that changed since the page was verified: check that code before relying on the page.
 - Pages are also resources: almanac://<wiki>/<slug>.`;
 
 /**
@@ -55,7 +56,7 @@ const INSTRUCTIONS = `This server reads the CodeAlmanac wiki of the repository y
 export async function serveMcp(deps: McpDeps): Promise<void> {
   const stdout = claimStdout();
   const wikis = new Wikis(deps);
-  const tools = buildTools({ wikis, queue: deps.queue }, { log: deps.log });
+  const tools = buildTools({ wikis, queue: deps.queue, drift: deps.drift }, { log: deps.log });
   const resources = new PageResources(wikis, deps.log);
   const server = new Server(
     { name: "codealmanac", title: "CodeAlmanac", version: VERSION },

@@ -1,6 +1,8 @@
 import { relative } from "node:path";
 import * as z from "zod/mini";
 import { isoTime } from "../core/time.js";
+import type { PageFreshness } from "../evidence/freshness.js";
+import { PAGE_STATUSES } from "../evidence/types.js";
 
 /** The scheme of page resources: `almanac://<wiki>/<slug>`. */
 export const URI_SCHEME = "almanac:";
@@ -12,6 +14,24 @@ export function pageUri(wiki: string, slug: string): string {
 /** Index timestamps are Unix seconds. */
 export function isoSeconds(seconds: number): string {
   return isoTime(seconds * 1000)!;
+}
+
+/** A page's freshness: whether the code it cites changed since the page was verified (see `ca drift`). */
+export const FreshnessSchema = z
+  .object({
+    status: z.enum(PAGE_STATUSES).check(
+      z.describe(
+        "fresh: its cited code is as verified; moved: the cited lines moved but did not change; stale: cited code changed or is gone since the page was verified, so check that code before relying on the page; unknown: it cannot be judged here (not a git repository, say)",
+      ),
+    ),
+    reason: z.nullable(z.string()).check(z.describe("one line saying why the page is not fresh (for stale, which cited file changed and how); null when fresh")),
+    verified_at: z.nullable(z.string()).check(z.describe("the commit its evidence was verified at, null when unknown")),
+  });
+
+/** `stale: <reason>` for text results, or null for a page readers may trust as it is. */
+export function freshnessLine(freshness: PageFreshness): string | null {
+  if (freshness.status !== "stale") return null;
+  return `stale: ${freshness.reason ?? "its cited code changed since it was verified"}. Check that code before relying on this page.`;
 }
 
 /** A page's file, relative to almanac/ and with forward slashes. */

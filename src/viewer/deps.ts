@@ -1,3 +1,4 @@
+import type { DriftService } from "../evidence/service.js";
 import type { LiveIndexes } from "../index/freshness.js";
 import type { CancelOutcome } from "../queue/cancel.js";
 import type { Repository } from "../repositories/model.js";
@@ -19,6 +20,8 @@ export interface ViewerDeps {
     byName(name: string): Repository;
   };
   indexes: LiveIndexes;
+  /** Drift (git, read in batches): the stale badges, a page's drifting sources, the overview's stale pages. */
+  drift(): Promise<DriftService>;
   /** The ledger, read only: the viewer changes runs only through `cancelRun`. */
   runs: RunReads;
   /** The same cancellation as `jobs cancel`. */

@@ -3,6 +3,8 @@ import { runSummaryJson, type RunSummaryJson } from "../runs/json.js";
 import { isoTime } from "../core/time.js";
 import type { RunStep } from "../runs/steps.js";
 import type { PageRow } from "../index/views/viewer.js";
+import { pageDriftJson } from "../evidence/json.js";
+import type { PagesDrift, PageFreshness } from "../evidence/freshness.js";
 
 /** The JSON the viewer's API answers with: snake_case keys, ISO-8601 UTC times or null. */
 
@@ -33,6 +35,15 @@ export function pageSummary(row: PageRow): PageSummary {
     // The index keeps whole seconds.
     updated_at: isoTime(row.updated_at * 1000),
   };
+}
+
+/** A page's freshness with each drifting source (path, lines, status, reason, commits newest first): the page's side panel. */
+export type PageFreshnessDetail = PageFreshness & { sources: ReturnType<typeof pageDriftJson>["sources"] };
+
+export function freshnessDetail(drift: PagesDrift, slug: string): PageFreshnessDetail {
+  const page = drift.page(slug);
+  const sources = page ? pageDriftJson(page).sources.filter((source) => source.status !== "fresh") : [];
+  return { ...drift.freshness(slug), sources };
 }
 
 export function jobRun(record: RunRecord, warnings: number): JobRun {

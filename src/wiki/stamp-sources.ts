@@ -18,6 +18,10 @@ export type SourceStamp = {
   fingerprint: string;
   /** The commit the cited text was read at; null outside git (then the key is absent). */
   verified_at: string | null;
+  /** Re-anchoring moved evidence (`ca drift --fix`): the new cited lines (null: the whole file); absent leaves `lines` alone. */
+  lines?: string | null;
+  /** Re-anchoring a renamed file: the new path, written where the entry names its path; absent leaves it alone. */
+  path?: string;
 };
 
 /** A `type: file` entry of a page's `sources:` list, as the stamp sees it. */
@@ -96,15 +100,30 @@ export function stampPageSources(text: string, stamps: ReadonlyMap<number, Sourc
 }
 
 function alreadyStamped(entry: Record<string, unknown>, stamp: SourceStamp): boolean {
-  if (entry.fingerprint !== stamp.fingerprint) return false;
-  return stamp.verified_at === null ? !("verified_at" in entry) : entry.verified_at === stamp.verified_at;
+  return JSON.stringify(stampedEntry(entry, stamp)) === JSON.stringify(entry);
+}
+
+/** The key an entry names its path with: `path`, else `target` when only that is written. */
+function pathKey(entry: Record<string, unknown>): "path" | "target" {
+  return !("path" in entry) && "target" in entry ? "target" : "path";
+}
+
+/** What each written key becomes: a value to set, or null to take the key out. */
+function stampFields(entry: Record<string, unknown>, stamp: SourceStamp): [string, string | number | null][] {
+  const fields: [string, string | number | null][] = [];
+  if (stamp.path !== undefined) fields.push([pathKey(entry), stamp.path]);
+  if (stamp.lines !== undefined) fields.push(["lines", stamp.lines === null ? null : /^\d+$/.test(stamp.lines) ? Number(stamp.lines) : stamp.lines]);
+  fields.push(["fingerprint", stamp.fingerprint], ["verified_at", stamp.verified_at]);
+  return fields;
 }
 
 /** The entry as it reads once stamped: existing keys keep their place, new ones come last. */
 function stampedEntry(entry: Record<string, unknown>, stamp: SourceStamp): Record<string, unknown> {
-  const next: Record<string, unknown> = { ...entry, fingerprint: stamp.fingerprint };
-  if (stamp.verified_at === null) delete next.verified_at;
-  else next.verified_at = stamp.verified_at;
+  const next: Record<string, unknown> = { ...entry };
+  for (const [key, value] of stampFields(entry, stamp)) {
+    if (value === null) delete next[key];
+    else next[key] = value;
+  }
   return next;
 }
 
@@ -136,7 +155,7 @@ function spliceStamps(yaml: string, parsed: ParsedYaml, stamps: Map<number, Sour
   for (const [index, stamp] of stamps) {
     const entry = seq.items[index];
     if (!isMap(entry)) return null;
-    const entryEdits = stampEdits(yaml, entry, stamp, eol);
+    const entryEdits = stampEdits(yaml, entry, stampFields(entry.toJSON() as Record<string, unknown>, stamp), eol);
     if (entryEdits === null) return null;
     edits.push(...entryEdits);
   }
@@ -160,13 +179,9 @@ function sourcesPair(root: YAMLMap): Pair | undefined {
   return root.items.find((pair) => isScalar(pair.key) && pair.key.value === "sources");
 }
 
-function stampEdits(yaml: string, entry: YAMLMap, stamp: SourceStamp, eol: string): Edit[] | null {
+function stampEdits(yaml: string, entry: YAMLMap, fields: [string, string | number | null][], eol: string): Edit[] | null {
   const edits: Edit[] = [];
-  const appended: [string, string][] = [];
-  const fields: [string, string | null][] = [
-    ["fingerprint", stamp.fingerprint],
-    ["verified_at", stamp.verified_at],
-  ];
+  const appended: [string, string | number][] = [];
   for (const [key, value] of fields) {
     const pair = entry.items.find((p) => isScalar(p.key) && p.key.value === key);
     if (value === null) {
@@ -218,7 +233,7 @@ function removePair(yaml: string, entry: YAMLMap, pair: Pair): Edit | null {
 }
 
 /** New `key: value` lines after the line where the entry's last value ends, at the entry's key column. */
-function blockLines(yaml: string, entry: YAMLMap, lastEnd: number, pairs: [string, string][], eol: string): Edit | null {
+function blockLines(yaml: string, entry: YAMLMap, lastEnd: number, pairs: [string, string | number][], eol: string): Edit | null {
   const firstKey = (entry.items[0]?.key as Ranged | null | undefined)?.range?.[0];
   if (firstKey === undefined) return null;
   const column = firstKey - (yaml.lastIndexOf("\n", firstKey - 1) + 1);
@@ -230,7 +245,7 @@ function blockLines(yaml: string, entry: YAMLMap, lastEnd: number, pairs: [strin
 }
 
 /** YAML text for a value, quoted only when plain text would read as something else (a hex of digits only is a number). */
-function scalarText(value: string): string {
+function scalarText(value: string | number): string {
   return stringify(value, { lineWidth: 0 }).trimEnd();
 }
 
@@ -242,9 +257,10 @@ function rebuildSources(yaml: string, stamps: Map<number, SourceStamp>, eol: str
     for (const [index, stamp] of stamps) {
       const entry = seq.items[index];
       if (!isMap(entry)) continue;
-      entry.set("fingerprint", stamp.fingerprint);
-      if (stamp.verified_at === null) entry.delete("verified_at");
-      else entry.set("verified_at", stamp.verified_at);
+      for (const [key, value] of stampFields(entry.toJSON() as Record<string, unknown>, stamp)) {
+        if (value === null) entry.delete(key);
+        else entry.set(key, value);
+      }
     }
   }
   const text = doc.toString({ lineWidth: 0, flowCollectionPadding: false });

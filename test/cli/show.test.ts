@@ -179,6 +179,7 @@ describe("show", () => {
       "body",
       "truncated",
       "file_size",
+      "freshness",
     ]);
     expect(view).toEqual({
       slug: "guides/deploy",
@@ -210,6 +211,8 @@ describe("show", () => {
       body: DEPLOY.slice(DEPLOY.indexOf("# Deploying")).trim(),
       truncated: false,
       file_size: Buffer.byteLength(DEPLOY),
+      // Not a git repository: the unstamped file source cannot be judged, and that is no error.
+      freshness: { status: "unknown", reason: "unstamped, and there is no git history to check it against", verified_at: null },
     });
     expect(result.stdout.endsWith("}\n")).toBe(true);
     expect(result.stderr).toBe("");

@@ -34,6 +34,7 @@ const HEALTH_KEYS = [
   "missing_source_citations",
   "unused_sources",
   "duplicate_sources",
+  "stale_pages",
 ];
 
 const good = (body = "Fine.") => page({ title: "Good", topics: ["concepts"], sources: [], body });
@@ -512,7 +513,7 @@ describe("validate", () => {
 describe("health", () => {
   const fresh = freshSandboxes();
 
-  test("a clean wiki: all nine keys, empty, exit 0", () => {
+  test("a clean wiki: all ten keys, empty, exit 0", () => {
     const box = fresh();
     const repo = writeWiki(join(box.dir, "repo"), {});
     const run = expectOk(box.run(["health", "--json"], { cwd: repo }));
@@ -531,6 +532,7 @@ describe("health", () => {
         "missing-source-citations (0): ok",
         "unused-sources (0): ok",
         "duplicate-sources (0): ok",
+        "stale-pages (0): ok",
       ].join("\n\n") + "\n",
     );
   });
@@ -567,6 +569,8 @@ describe("health", () => {
       missing_source_citations: [{ slug: "refs", source_id: "missing" }],
       unused_sources: [{ slug: "refs", source_id: "idle" }],
       duplicate_sources: [{ slug: "refs", source_id: "dup" }],
+      // Outside git only stamped evidence can be judged: unknown is not stale.
+      stale_pages: [],
     });
     const human = expectOk(box.run(["health"], { cwd: repo }));
     expect(human.stdout).toBe(
@@ -580,6 +584,7 @@ describe("health", () => {
         "missing-source-citations (1):\n  refs cites missing (missing source)",
         "unused-sources (1):\n  refs lists idle (not cited)",
         "duplicate-sources (1):\n  refs repeats dup",
+        "stale-pages (0): ok",
       ].join("\n\n") + "\n",
     );
     expect(human.stderr).toBe("");

@@ -117,6 +117,28 @@ describe("ca drift on unstamped evidence (verified at the page's last commit)", 
   });
 });
 
+test("with merges: a commit merged in from another line counts even when the history lists it after the page's commit", () => {
+  const repo = repository({ "src/a.ts": "a\n", "src/b.ts": "b\n" }, [{ id: "a", path: "src/a.ts" }, { id: "b", path: "src/b.ts" }]);
+  repo.git("checkout", "-q", "-b", "side");
+  repo.write("src/b.ts", "b, edited before the page\n");
+  repo.commit("side edits b");
+  repo.rewritePage([{ id: "a", path: "src/a.ts" }, { id: "b", path: "src/b.ts" }, { id: "b2", path: "src/b.ts" }]);
+  const pageCommit = repo.commit("page verified on side");
+  repo.git("checkout", "-q", "main");
+  repo.write("src/a.ts", "a, edited on main\n");
+  const mainEdit = repo.commit("main edits a");
+  repo.git("merge", "-q", "--no-edit", "side");
+  // git log --topo-order lists "main edits a" after the page's commit, though it is no ancestor of it.
+  expect(repo.git("log", "--topo-order", "--format=%H").split("\n").indexOf(mainEdit)).toBeGreaterThan(repo.git("log", "--topo-order", "--format=%H").split("\n").indexOf(pageCommit));
+  const page = repo.queuePage();
+  expect(page.verified_at).toBe(pageCommit);
+  expect(page.sources.map((s) => [s.id, s.status, s.commits])).toEqual([
+    ["a", "changed", [mainEdit]],
+    ["b", "fresh", []],
+    ["b2", "fresh", []],
+  ]);
+});
+
 describe("ca drift on stamped evidence", () => {
   test("a stamp is compared by fingerprint: fresh, moved by an insertion, changed by an edit", () => {
     const text = numbered(30);
@@ -253,6 +275,62 @@ describe("the drift cache", () => {
     expect(fromCache(committed)).toBe(0);
     expect(committed.json<DriftJson>().pages.find((p) => p.slug === "arch/queue")!.sources[0]!.commits).toHaveLength(1);
     expect(fromCache(traced("arch/other"))).toBe(1);
+  });
+});
+
+describe("ca drift --fix", () => {
+  test("re-anchors moved lines and a renamed file in place, then the page is fresh; a changed source is left as it was", () => {
+    const repo = repository({ "src/a.ts": numbered(30), "src/b.ts": "b\n", "src/c.ts": "c\n" }, []);
+    const pagePath = join(repo.root, "almanac/arch/queue.md");
+    const before = [
+      "---",
+      "title: Queue",
+      "topics: [concepts]   # kept",
+      "sources:",
+      "  - {id: block, type: file, path: src/a.ts, lines: 10-12}",
+      "  - id: whole",
+      "    type: file",
+      "    path: src/b.ts  # renamed below",
+      "  - {id: edited, type: file, path: src/c.ts}",
+      "---",
+      "",
+      "# Queue",
+      "",
+      "[@block] [@whole] [@edited]",
+      "",
+    ].join("\n");
+    writeFileSync(pagePath, before);
+    repo.commit("page");
+    repo.write("src/a.ts", "new\nnew\nnew\n" + numbered(30));
+    repo.git("mv", "src/b.ts", "src/moved-b.ts");
+    repo.write("src/c.ts", "c, edited\n");
+    const head = repo.commit("move things");
+    expect(repo.queuePage().sources.map((s) => s.status)).toEqual(["moved", "moved", "changed"]);
+
+    const fix = repo.box.run(["drift", "--fix"], { cwd: repo.root });
+    expect(fix.code, fix.stderr).toBe(0);
+    expect(fix.stdout).toBe(
+      [
+        "re-anchored  arch/queue  block  src/a.ts:10-12 -> src/a.ts:13-15",
+        "re-anchored  arch/queue  whole  src/b.ts -> src/moved-b.ts",
+        "fixed 2 sources on 1 page",
+        "",
+      ].join("\n"),
+    );
+    const aLines = fileLines(readFileSync(join(repo.root, "src/a.ts"), "utf8"));
+    const bBytes = readFileSync(join(repo.root, "src/moved-b.ts"));
+    expect(readFileSync(pagePath, "utf8")).toBe(
+      before
+        .replace("lines: 10-12}", `lines: 13-15, fingerprint: ${rangeFingerprint(aLines, { start: 13, end: 15 })}, verified_at: ${head}}`)
+        .replace("    path: src/b.ts  # renamed below", `    path: src/moved-b.ts  # renamed below\n    fingerprint: ${fileFingerprint(bBytes)}\n    verified_at: ${head}`),
+    );
+    const after = repo.queuePage();
+    expect(after.sources.map((s) => [s.id, s.path, s.lines, s.status])).toEqual([
+      ["block", "src/a.ts", "13-15", "fresh"],
+      ["whole", "src/moved-b.ts", null, "fresh"],
+      ["edited", "src/c.ts", null, "changed"],
+    ]);
+    expect(repo.box.run(["drift", "--fix"], { cwd: repo.root }).stdout).toBe("nothing to fix: no moved evidence\n");
   });
 });
 

@@ -60,6 +60,8 @@ describe("ca mcp tools", () => {
         uri: "almanac://repo/architecture/run-queue",
         matched_heading: "Run queue › Shutdown",
         excerpt: "The worker drains its run before it stops. See [index refresh](index-refresh.md).",
+        // Not a git repository: its unstamped file source cannot be judged (test/mcp/freshness.test.ts has git).
+        freshness: { status: "unknown", reason: "unstamped, and there is no git history to check it against", verified_at: null },
       },
     ]);
     expect(textOf(result)).toBe(
@@ -111,6 +113,7 @@ describe("ca mcp tools", () => {
       backlinks: [{ slug: "architecture/index-refresh", title: "Index refresh", exists: true }],
       files: [{ path: "src/queue/worker.ts", is_dir: false }],
       sources: [{ source_id: "worker", source_type: "file", target: "src/queue/worker.ts", title: null, retrieved_at: null, note: null, lines: null }],
+      freshness: { status: "unknown", reason: "unstamped, and there is no git history to check it against", verified_at: null },
     });
     const text = textOf(whole);
     expect(text.startsWith("# Run queue\nslug: architecture/run-queue · wiki: repo · file: almanac/architecture/run-queue.md")).toBe(true);
@@ -126,7 +129,7 @@ describe("ca mcp tools", () => {
     expect((await part("backlinks")).backlinks).toEqual([{ slug: "architecture/run-queue", title: "Run queue", exists: true }]);
     expect((await part("files")).files).toEqual([{ path: "src/index/", is_dir: true }]);
     const body = await part("body");
-    expect(Object.keys(body).sort()).toEqual(["body", "part", "path", "slug", "summary", "title", "topics", "truncated", "updated_at", "uri", "wiki"]);
+    expect(Object.keys(body).sort()).toEqual(["body", "freshness", "part", "path", "slug", "summary", "title", "topics", "truncated", "updated_at", "uri", "wiki"]);
     expect(textOf(await mcp.call("read_page", { slug: "architecture/index-refresh", part: "links" }))).toContain(
       "Links to:\n- architecture/run-queue\n- nowhere (no such page)",
     );
@@ -185,7 +188,7 @@ describe("ca mcp tools", () => {
       empty_topics: ["unused"],
     });
     expect(data.total).toBe(3);
-    expect(data.findings.map((f) => f.kind)).toHaveLength(9);
+    expect(data.findings.map((f) => f.kind)).toHaveLength(10);
     expect(textOf(result)).toContain("Wiki repo: 3 findings.\norphans (1, pages without a topic):\n- guides/testing");
   });
 

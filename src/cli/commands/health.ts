@@ -3,6 +3,7 @@ import type { CliContext } from "../context.js";
 import type { JsonOption, RegisterCommands, WikiOption } from "../kit.js";
 import { openIndex } from "./shared.js";
 import { renderHealth, renderValidation } from "../render/health.js";
+import { healthFindings, validationIssues } from "../../evidence/freshness.js";
 
 export const registerHealthCommands: RegisterCommands = (program, { act, json, wiki }) => {
   act(program.command("health").description("report wiki findings (always exits 0)").addOption(json()).addOption(wiki()), health);
@@ -18,7 +19,7 @@ export const registerHealthCommands: RegisterCommands = (program, { act, json, w
 };
 
 export async function health(ctx: CliContext, app: App, _args: [], opts: JsonOption & WikiOption): Promise<void> {
-  const report = await openIndex(ctx, app, opts).health();
+  const report = await healthFindings(await app.drift(), openIndex(ctx, app, opts));
   if (opts.json) return ctx.json(report);
   renderHealth(ctx, report);
 }
@@ -26,7 +27,7 @@ export async function health(ctx: CliContext, app: App, _args: [], opts: JsonOpt
 export async function validate(ctx: CliContext, app: App, _args: [], opts: JsonOption & WikiOption & { strict?: true }): Promise<void> {
   const index = openIndex(ctx, app, opts);
   const outcome = await index.refresh();
-  const issues = await index.issues();
+  const issues = await validationIssues(await app.drift(), index);
   const errors = issues.filter((i) => i.severity === "error").length;
   const warnings = issues.length - errors;
   const ok = errors === 0 && (opts.strict !== true || warnings === 0);

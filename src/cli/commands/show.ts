@@ -4,6 +4,7 @@ import type { CliContext } from "../context.js";
 import type { JsonOption, RegisterCommands, WikiOption } from "../kit.js";
 import { openIndex } from "./shared.js";
 import { renderPage, type PageViewFlag } from "../render/pages.js";
+import { readDrift } from "../../evidence/freshness.js";
 
 const VIEW_FLAGS: PageViewFlag[] = ["body", "meta", "lead", "links", "backlinks", "files", "topics"];
 
@@ -35,6 +36,9 @@ export async function show(ctx: CliContext, app: App, [page]: [string], opts: Sh
   }
   const index = openIndex(ctx, app, opts);
   const view = await index.show(page);
-  if (opts.json) return ctx.json(view);
-  renderPage(ctx, view, chosen[0]);
+  // The one-part views are for piping: they neither print nor pay for the page's freshness.
+  if (!opts.json && chosen.length > 0) return renderPage(ctx, view, chosen[0], null);
+  const freshness = (await readDrift(await app.drift(), index, [view.slug])).freshness(view.slug);
+  if (opts.json) return ctx.json({ ...view, freshness });
+  renderPage(ctx, view, undefined, freshness);
 }

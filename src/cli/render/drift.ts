@@ -48,18 +48,18 @@ export function renderDriftMarkdown(ctx: CliContext, report: DriftReport, option
   const shown = report.pages.filter((page) => options.all || page.status !== "fresh");
   const count = (status: PageDrift["status"]) => report.pages.filter((page) => page.status === status).length;
   const [stale, moved, unknown] = [count("stale"), count("moved"), count("unknown")];
-  const at = report.head === null ? "" : ` at ${code(short(report.head))}`;
+  const atHead = report.head === null ? "" : ` at ${code(short(report.head))}`;
   const drifted = stale + moved + unknown > 0;
   const tally = `**${[`${stale} stale`, `${moved} moved`, ...(unknown > 0 ? [`${unknown} unknown`] : [])].join(", ")}**`;
   const pages = plural(report.pages.length, "page");
   let summary: string;
-  if (options.base === undefined) summary = drifted ? `${tally} of ${pages}${at}.` : `No drift: ${pages} checked${at}.`;
+  if (options.base === undefined) summary = drifted ? `${tally} of ${pages}${atHead}.` : `No drift: ${pages} checked${atHead}.`;
   else {
     // In pull-request mode only the pages citing files changed since the merge base are judged.
     const since = `since the merge base with ${code(options.base)}`;
-    if (drifted) summary = `${tally} of the ${pages} citing files changed ${since}${at}.`;
-    else if (report.pages.length === 0) summary = `No drift${at}: no page cites a file changed ${since}.`;
-    else summary = `No drift${at}: the ${pages} citing files changed ${since} still hold.`;
+    if (drifted) summary = `${tally} of the ${pages} citing files changed ${since}${atHead}.`;
+    else if (report.pages.length === 0) summary = `No drift${atHead}: no page cites a file changed ${since}.`;
+    else summary = `No drift${atHead}: the ${pages} citing files changed ${since} still hold.`;
   }
   const lines = ["## CodeAlmanac drift", "", summary];
   if (report.notice !== null) lines.push("", `> note: ${escapeMarkdown(report.notice)}`);
@@ -92,4 +92,18 @@ function code(text: string): string {
 
 function escapeMarkdown(text: string): string {
   return text.replace(/[\\`*_[\]<>|~#]/g, "\\$&");
+}
+type Where = { path: string; lines: string | null };
+const at = (where: Where) => (where.lines === null ? where.path : `${where.path}:${where.lines}`);
+
+export function renderFix(
+  ctx: CliContext,
+  result: { fixed: { page: string; source: string; from: Where; to: Where }[]; unstamped: { page: string; source: string | null; reason: string }[] },
+): void {
+  const s = ctx.out;
+  const lines = result.fixed.map((f) => `re-anchored  ${s.blue(f.page)}  ${f.source}  ${at(f.from)} -> ${at(f.to)}`);
+  for (const u of result.unstamped) lines.push(`${s.yellow("not fixed")}  ${s.blue(u.page)}${u.source === null ? "" : `  ${u.source}`}: ${u.reason}`);
+  const pages = new Set(result.fixed.map((f) => f.page)).size;
+  lines.push(result.fixed.length === 0 ? "nothing to fix: no moved evidence" : `fixed ${plural(result.fixed.length, "source")} on ${plural(pages, "page")}`);
+  ctx.write(lines.join("\n") + "\n");
 }

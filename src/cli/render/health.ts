@@ -1,12 +1,12 @@
 import type { CliContext } from "../context.js";
-import type { HealthReport } from "../../index/views/health.js";
+import type { HealthFindings } from "../../evidence/freshness.js";
 import type { ValidationIssue } from "../../index/views/validate.js";
 import type { RefreshResult } from "../../index/service.js";
 import { labelled } from "./table.js";
 
 type Row = Record<string, string>;
 
-const SECTIONS: { key: keyof HealthReport; name: string; line: (r: Row, c: CliContext) => string }[] = [
+const SECTIONS: { key: keyof HealthFindings; name: string; line: (r: Row, c: CliContext) => string }[] = [
   { key: "orphans", name: "orphans", line: (r, c) => c.out.blue(r.slug!) },
   { key: "dead_refs", name: "dead-refs", line: (r, c) => `${c.out.blue(r.slug!)}  references ${r.path} ${c.out.dim("(missing)")}` },
   {
@@ -28,9 +28,10 @@ const SECTIONS: { key: keyof HealthReport; name: string; line: (r: Row, c: CliCo
   },
   { key: "unused_sources", name: "unused-sources", line: (r, c) => `${c.out.blue(r.slug!)} lists ${r.source_id} ${c.out.dim("(not cited)")}` },
   { key: "duplicate_sources", name: "duplicate-sources", line: (r, c) => `${c.out.blue(r.slug!)} repeats ${r.source_id}` },
+  { key: "stale_pages", name: "stale-pages", line: (r, c) => `${c.out.blue(r.slug!)}  ${r.reason}` },
 ];
 
-export function renderHealth(ctx: CliContext, report: HealthReport): void {
+export function renderHealth(ctx: CliContext, report: HealthFindings): void {
   const s = ctx.out;
   const blocks = SECTIONS.map(({ key, name, line }) => {
     const rows = report[key] as unknown as Row[];

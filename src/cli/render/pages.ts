@@ -4,6 +4,7 @@ import type { PageView } from "../../index/views/pages.js";
 import { leadOf, truncationOf } from "../../index/views/pages.js";
 import { labelled } from "./table.js";
 import { EM_DASH } from "./format.js";
+import type { PageFreshness } from "../../evidence/freshness.js";
 
 export type PageViewFlag = "body" | "meta" | "lead" | "links" | "backlinks" | "files" | "topics";
 
@@ -32,14 +33,15 @@ export function renderSearch(
   }
 }
 
-export function renderPage(ctx: CliContext, view: PageView, flag: PageViewFlag | undefined): void {
-  writePage(ctx, view, flag);
+/** `freshness` is read only for the whole-page view, which says under the title when the page is stale. */
+export function renderPage(ctx: CliContext, view: PageView, flag: PageViewFlag | undefined, freshness: PageFreshness | null): void {
+  writePage(ctx, view, flag, freshness);
   // Said on stderr, after the text it concerns, so stdout stays the page itself.
   const cut = truncationOf(view);
   if (cut !== null && (flag === undefined || flag === "body" || flag === "lead")) ctx.writeErr(`codealmanac: ${view.slug}: ${cut}\n`);
 }
 
-function writePage(ctx: CliContext, view: PageView, flag: PageViewFlag | undefined): void {
+function writePage(ctx: CliContext, view: PageView, flag: PageViewFlag | undefined, freshness: PageFreshness | null): void {
   const list = (items: string[]) => {
     if (items.length > 0) ctx.write(items.join("\n") + "\n");
   };
@@ -61,18 +63,19 @@ function writePage(ctx: CliContext, view: PageView, flag: PageViewFlag | undefin
     case "topics":
       return list(view.topics);
     case "meta":
-      ctx.write(metadata(ctx, view));
+      ctx.write(metadata(ctx, view, null));
       return;
     default:
-      ctx.write(metadata(ctx, view));
+      ctx.write(metadata(ctx, view, freshness));
       if (view.body.trim() !== "") ctx.write(`\n${ctx.out.dim("---")}\n\n${view.body.replace(/\n*$/, "\n")}`);
   }
 }
 
-function metadata(ctx: CliContext, view: PageView): string {
+function metadata(ctx: CliContext, view: PageView, freshness: PageFreshness | null): string {
   const s = ctx.out;
   const line = (label: string, value: string) => labelled(label, value, 12, s);
   const out: string[] = [line("slug", s.blue(view.slug)), line("title", view.title ?? EM_DASH)];
+  if (freshness?.status === "stale") out.push(line("stale", s.yellow(freshness.reason ?? "its cited code changed since it was verified")));
   if (view.summary) out.push(line("summary", view.summary));
   out.push(line("topics", view.topics.length > 0 ? view.topics.join(", ") : EM_DASH));
   if (view.file_refs.length > 0) out.push(line("files", view.file_refs.map((r) => r.path).join(", ")));

@@ -37,6 +37,7 @@ export const SEVERITY: Record<string, Severity> = {
   unused_sources: "warning",
   duplicate_sources: "warning",
   undeclared_topic: "warning",
+  stale_pages: "warning", // judged by drift (git), so added by the commands: src/evidence/freshness.ts
   page_truncated: "warning",
   binary_page: "warning",
   symlink_loop: "warning",

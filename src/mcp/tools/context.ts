@@ -1,3 +1,4 @@
+import type { DriftService } from "../../evidence/service.js";
 import type { QueuePort } from "../deps.js";
 import type { Wikis } from "../wikis.js";
 
@@ -5,4 +6,5 @@ import type { Wikis } from "../wikis.js";
 export interface ToolContext {
   wikis: Wikis;
   queue: QueuePort | null;
+  drift(): Promise<DriftService>;
 }

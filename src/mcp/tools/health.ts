@@ -1,5 +1,5 @@
 import * as z from "zod/mini";
-import type { HealthReport } from "../../index/views/health.js";
+import { healthFindings, type HealthFindings } from "../../evidence/freshness.js";
 import { count, wikiArgument, wikiField } from "./common.js";
 import type { ToolContext } from "./context.js";
 import { defineTool } from "./tool.js";
@@ -9,7 +9,7 @@ const EXAMPLES = 20;
 
 type Row = Record<string, string>;
 
-const KINDS: { key: keyof HealthReport; meaning: string; line: (r: Row) => string }[] = [
+const KINDS: { key: keyof HealthFindings; meaning: string; line: (r: Row) => string }[] = [
   { key: "orphans", meaning: "pages without a topic", line: (r) => r.slug! },
   { key: "dead_refs", meaning: "pages citing a repository path that does not exist", line: (r) => `${r.slug} cites ${r.path}` },
   { key: "broken_links", meaning: "links to pages that do not exist", line: (r) => `${r.source_slug} -> ${r.target_slug}` },
@@ -19,6 +19,7 @@ const KINDS: { key: keyof HealthReport; meaning: string; line: (r: Row) => strin
   { key: "missing_source_citations", meaning: "citations of sources the page does not list", line: (r) => `${r.slug} cites ${r.source_id}` },
   { key: "unused_sources", meaning: "listed sources the page never cites", line: (r) => `${r.slug} lists ${r.source_id}` },
   { key: "duplicate_sources", meaning: "sources listed twice", line: (r) => `${r.slug} repeats ${r.source_id}` },
+  { key: "stale_pages", meaning: "pages whose cited code changed since they were verified", line: (r) => `${r.slug}: ${r.reason}` },
 ];
 
 const OUTPUT = z.object({
@@ -40,12 +41,12 @@ export const healthTool = (context: ToolContext) =>
     name: "wiki_health",
     title: "Wiki health",
     description:
-      "Summarize what is wrong with the wiki: pages without topics, citations of files that no longer exist, broken links, empty pages and topics, and source problems. Each kind of finding comes with its count and examples. Use it to judge how far to trust the wiki, or to find pages to fix after changing code.",
+      "Summarize what is wrong with the wiki: pages without topics, citations of files that no longer exist, broken links, empty pages and topics, source problems, and stale pages (the code they cite changed since they were verified: check it before relying on them). Each kind of finding comes with its count and examples. Use it to judge how far to trust the wiki, or to find pages to fix after changing code.",
     input: z.strictObject({ wiki: wikiArgument }),
     output: OUTPUT,
     run: async (args) => {
       const wiki = await context.wikis.open(args.wiki);
-      const report = await wiki.index.health();
+      const report = await healthFindings(await context.drift(), wiki.index);
       const findings = KINDS.map(({ key, meaning, line }) => {
         const rows = report[key] as unknown as Row[];
         return { kind: key, meaning, count: rows.length, examples: rows.slice(0, EXAMPLES).map(line) };

@@ -1,7 +1,8 @@
 import * as z from "zod/mini";
 import { leadOf, truncationOf, type PageView } from "../../index/views/pages.js";
 import { pagesBySlug } from "../../index/views/viewer.js";
-import { almanacRelative, pageSummary, PageSummarySchema } from "../shapes.js";
+import { readDrift } from "../../evidence/freshness.js";
+import { almanacRelative, FreshnessSchema, freshnessLine, pageSummary, PageSummarySchema } from "../shapes.js";
 import type { OpenWiki } from "../wikis.js";
 import { wikiArgument, wikiField } from "./common.js";
 import type { ToolContext } from "./context.js";
@@ -40,6 +41,7 @@ const OUTPUT = z.extend(PageSummarySchema, {
   wiki: wikiField,
   part: z.nullable(z.enum(PAGE_PARTS)).check(z.describe("the part asked for, or null for the whole page")),
   truncated: z.boolean().check(z.describe("the page file is over 2 MB: lead and body come from its first 2 MB only")),
+  freshness: FreshnessSchema,
   lead: z.optional(z.string()),
   body: z.optional(z.string().check(z.describe("the page's Markdown, without front matter"))),
   links: z.optional(z.array(LinkSchema)),
@@ -54,18 +56,19 @@ export const readPageTool = (context: ToolContext) =>
     name: "read_page",
     title: "Read a wiki page",
     description:
-      "Read one page of this repository's CodeAlmanac wiki by its slug (from search, pages_for_file or topics). Returns the page's Markdown with its title, summary and topics, the pages it links to and from, the repository files it cites, and its sources; pass part to get only one of these. An unknown slug gets an error that suggests close matches.",
+      "Read one page of this repository's CodeAlmanac wiki by its slug (from search, pages_for_file or topics). Returns the page's Markdown with its title, summary and topics, the pages it links to and from, the repository files it cites, and its sources; pass part to get only one of these. Its freshness says whether the code it cites changed since the page was verified: when it is stale, check that code before relying on the page. An unknown slug gets an error that suggests close matches.",
     input: INPUT,
     output: OUTPUT,
     run: async (args) => {
       const wiki = await context.wikis.open(args.wiki);
       const view = await wiki.index.show(args.slug);
-      const data = await pageOutput(wiki, view, args.part ?? null);
+      const freshness = (await readDrift(await context.drift(), wiki.index, [view.slug])).freshness(view.slug);
+      const data = { ...(await pageOutput(wiki, view, args.part ?? null)), freshness };
       return { data, text: pageText(data, truncationOf(view)) };
     },
   });
 
-async function pageOutput(wiki: OpenWiki, view: PageView, part: Part | null): Promise<PageOutput> {
+async function pageOutput(wiki: OpenWiki, view: PageView, part: Part | null): Promise<Omit<PageOutput, "freshness">> {
   const name = wiki.repository.name;
   const base = {
     ...pageSummary(name, { ...view, path: almanacRelative(wiki.index.almanacPath, view.file_path) }),
@@ -88,12 +91,14 @@ async function pageOutput(wiki: OpenWiki, view: PageView, part: Part | null): Pr
 }
 
 function pageText(page: PageOutput, truncated: string | null): string {
+  const stale = freshnessLine(page.freshness);
   const head = [
     `# ${page.title ?? page.slug}`,
     `slug: ${page.slug} · wiki: ${page.wiki} · file: almanac/${page.path} · updated: ${page.updated_at}`,
     ...(page.topics.length > 0 ? [`topics: ${page.topics.join(", ")}`] : []),
     ...(page.summary ? [`summary: ${page.summary}`] : []),
     ...(truncated !== null ? [`truncated: ${truncated}`] : []),
+    ...(stale !== null ? [stale] : []),
   ];
   const blocks = [head.join("\n")];
   if (page.lead !== undefined) blocks.push(page.lead || "(no lead paragraph)");

@@ -5,7 +5,8 @@ import { isDirectoryWithin } from "../../core/fs.js";
 import type { SearchHit } from "../../index/views/search.js";
 import { queryTokens } from "../../index/views/query.js";
 import { repositoryPath } from "../paths.js";
-import { almanacRelative, pageLine, pageSummary, PageSummarySchema } from "../shapes.js";
+import { readDrift, type PagesDrift } from "../../evidence/freshness.js";
+import { almanacRelative, FreshnessSchema, freshnessLine, pageLine, pageSummary, PageSummarySchema } from "../shapes.js";
 import type { OpenWiki } from "../wikis.js";
 import { count, wikiArgument, wikiField } from "./common.js";
 import type { ToolContext } from "./context.js";
@@ -21,6 +22,7 @@ const limitArgument = (fallback: number) =>
 const HitSchema = z.extend(PageSummarySchema, {
   matched_heading: z.nullable(z.string()).check(z.describe("the heading of the best-matching section ('' for the page's lead)")),
   excerpt: z.nullable(z.string()).check(z.describe("words around the first match in that section")),
+  freshness: FreshnessSchema,
 });
 
 const SEARCH_INPUT = z.strictObject({
@@ -55,7 +57,7 @@ export const searchTool = (context: ToolContext) =>
     name: "search",
     title: "Search the wiki",
     description:
-      "Search this repository's CodeAlmanac wiki: Markdown pages that explain how the code works, why it was built that way, and what to watch out for. Call it before changing code you do not know, to find the pages worth reading. Returns pages best first, each with its summary, the best-matching heading and an excerpt; open one with read_page. Filter by topics or by a file or folder the pages cite.",
+      "Search this repository's CodeAlmanac wiki: Markdown pages that explain how the code works, why it was built that way, and what to watch out for. Call it before changing code you do not know, to find the pages worth reading. Returns pages best first, each with its summary, the best-matching heading, an excerpt and its freshness (a stale page cites code that changed since it was verified: check that code before relying on it); open one with read_page. Filter by topics or by a file or folder the pages cite.",
     input: SEARCH_INPUT,
     output: SEARCH_OUTPUT,
     run: async (args) => {
@@ -72,7 +74,9 @@ export const searchTool = (context: ToolContext) =>
         limit,
         ...(mentions !== undefined ? { mentions } : {}),
       });
-      const data = { wiki: wiki.repository.name, query: query === "" ? null : query, total, pages: hits.map((hit) => searchHit(wiki, hit)) };
+      // One drift report for the pages shown, whatever their number.
+      const drift = await readDrift(await context.drift(), wiki.index, hits.map((hit) => hit.slug));
+      const data = { wiki: wiki.repository.name, query: query === "" ? null : query, total, pages: hits.map((hit) => searchHit(wiki, hit, drift)) };
       return { data, text: searchText(data) };
     },
   });
@@ -127,8 +131,8 @@ function hitRow(wiki: OpenWiki, hit: SearchHit) {
   return { ...hit, path: almanacRelative(wiki.index.almanacPath, hit.file_path) };
 }
 
-function searchHit(wiki: OpenWiki, hit: SearchHit): z.output<typeof HitSchema> {
-  return { ...pageSummary(wiki.repository.name, hitRow(wiki, hit)), matched_heading: hit.matched_heading, excerpt: hit.excerpt };
+function searchHit(wiki: OpenWiki, hit: SearchHit, drift: PagesDrift): z.output<typeof HitSchema> {
+  return { ...pageSummary(wiki.repository.name, hitRow(wiki, hit)), matched_heading: hit.matched_heading, excerpt: hit.excerpt, freshness: drift.freshness(hit.slug) };
 }
 
 function shownOf(shown: number, total: number): string {
@@ -142,6 +146,8 @@ function searchText(data: z.output<typeof SEARCH_OUTPUT>): string {
   data.pages.forEach((page, i) => {
     lines.push(`${i + 1}. ${pageLine(page)}`);
     if (page.excerpt) lines.push(`   ${page.matched_heading ? `§ ${page.matched_heading}: ` : ""}${page.excerpt}`);
+    const stale = freshnessLine(page.freshness);
+    if (stale !== null) lines.push(`   ${stale}`);
   });
   return lines.join("\n");
 }

@@ -6,7 +6,8 @@ import { badRequest } from "../errors.js";
 import { pagesBySlug } from "../../index/views/viewer.js";
 import { fileRoute, pageRoute } from "../routes.js";
 import { selectedWiki, type ViewerEnv } from "../selection.js";
-import { pageSummary, type PageSummary } from "../shapes.js";
+import { freshnessDetail, pageSummary, type PageSummary } from "../shapes.js";
+import { readDrift } from "../../evidence/freshness.js";
 import { isoTime } from "../../core/time.js";
 
 const PREFIX = "/api/page/";
@@ -34,6 +35,7 @@ export function pageRoutes(app: Hono<ViewerEnv>, deps: ViewerDeps): void {
       pageExists: (target) => linked.has(target),
     });
     const backlinks = summaries(view.page_links_in);
+    const drift = await readDrift(await deps.drift(), index, [view.slug]);
     return c.json({
       wiki: name,
       slug: view.slug,
@@ -51,6 +53,8 @@ export function pageRoutes(app: Hono<ViewerEnv>, deps: ViewerDeps): void {
       sources: sourcesOf(view, rendered.citations),
       related: related(view.slug, backlinks, summaries(view.page_links_out)),
       updated_at: isoTime(view.updated_at * 1000),
+      // Whether the code it cites changed since it was verified, and each drifting source.
+      freshness: freshnessDetail(drift, view.slug),
     });
   });
 }

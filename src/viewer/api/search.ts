@@ -8,6 +8,7 @@ import type { ViewerDeps } from "../deps.js";
 import { limitParam, repositoryPathParam } from "../params.js";
 import { selectedWiki, type ViewerEnv } from "../selection.js";
 import { isoTime } from "../../core/time.js";
+import { readDrift, type PagesDrift } from "../../evidence/freshness.js";
 
 const SEARCH_LIMIT = { fallback: 50, max: 1000 };
 
@@ -22,7 +23,8 @@ export function searchRoutes(app: Hono<ViewerEnv>, deps: ViewerDeps): void {
     const wiki = await selectedWiki(c, deps);
     const { index } = wiki.live;
     const { hits, total } = await index.search({ query: query ?? "", topics, limit, ...(mentions ? { mentions } : {}) });
-    return c.json({ wiki: wiki.repository.name, query, total, pages: hits.map((hit) => searchPage(index.almanacPath, hit)) });
+    const drift = await readDrift(await deps.drift(), index, hits.map((hit) => hit.slug));
+    return c.json({ wiki: wiki.repository.name, query, total, pages: hits.map((hit) => searchPage(index.almanacPath, hit, drift)) });
   });
 
   app.get("/api/file", async (c) => {
@@ -34,17 +36,19 @@ export function searchRoutes(app: Hono<ViewerEnv>, deps: ViewerDeps): void {
     // The same test search --mentions applies: a folder is one that exists inside the repository (or is written with a slash).
     const directory = normalized.isDir || isDirectoryWithin(join(wiki.repository.rootPath, normalized.shape), wiki.repository.rootPath);
     const { hits, total } = await index.search({ mentions: path, limit });
+    const drift = await readDrift(await deps.drift(), index, hits.map((hit) => hit.slug));
     return c.json({
       wiki: wiki.repository.name,
       path: directory && !normalized.isDir ? `${normalized.shape}/` : normalized.shape,
       kind: directory ? "directory" : "file",
       total,
-      pages: hits.map((hit) => searchPage(index.almanacPath, hit)),
+      pages: hits.map((hit) => searchPage(index.almanacPath, hit, drift)),
     });
   });
 }
 
-function searchPage(almanacPath: string, hit: SearchHit) {
+/** One drift report per request for the pages it answers with (see src/evidence/freshness.ts). */
+function searchPage(almanacPath: string, hit: SearchHit, drift: PagesDrift) {
   return {
     slug: hit.slug,
     title: hit.title,
@@ -55,5 +59,6 @@ function searchPage(almanacPath: string, hit: SearchHit) {
     matched_heading: hit.matched_heading,
     // Shown as text in the browser, so without Markdown marks; the CLI and MCP keep them for agents.
     excerpt: hit.excerpt === null ? null : plainText(hit.excerpt),
+    freshness: drift.freshness(hit.slug),
   };
 }

@@ -7,6 +7,9 @@
 //   page-title          page view <h1>
 //   page-body           page view rendered Markdown (server HTML)
 //   backlinks, files, sources, related, outgoing   page view side sections; source (each source row)
+//   freshness           page view side section (data-status = fresh|moved|stale|unknown); drift-source (each drifting source)
+//   stale-badge         the "Stale" chip of a stale page (page header, search and file results)
+//   stale-pages         the overview's stale pages section; stale-list (its pages), stale-none (none are stale)
 //   search-input        header search box (every view)
 //   search-query        query box in the search view; search-topic (topic filter select), search-mentions
 //   search-results      search view results container; result-count, search-result-list

@@ -29,6 +29,17 @@ export function viewHeader({ eyebrow, title, deck, testid, extra }) {
   );
 }
 
+/** The "Stale" badge of a page whose cited code changed since it was verified (its reason as the tooltip), or null. */
+export function staleBadge(freshness) {
+  if (!freshness || freshness.status !== "stale") return null;
+  return el("span", { class: "chip chip-warn", text: "Stale", testid: "stale-badge", attrs: { title: freshness.reason || "Its cited code changed since it was verified" } });
+}
+
+/** A commit id as `ca drift` prints it. */
+export function shortCommit(sha) {
+  return String(sha).slice(0, 10);
+}
+
 export function topicChip(wiki, slug) {
   return el("a", { class: "chip chip-topic", href: to.topic(wiki, slug), text: slug });
 }
@@ -52,7 +63,7 @@ export function pageRow(wiki, page) {
   return el(
     "li",
     { class: "page-row", dataset: { slug: page.slug } },
-    el("a", { class: "page-row-title", href: to.page(wiki, page.slug), text: page.title || page.slug }),
+    el("div", { class: "page-row-head" }, el("a", { class: "page-row-title", href: to.page(wiki, page.slug), text: page.title || page.slug }), staleBadge(page.freshness)),
     el("p", { class: page.summary ? "page-row-summary" : "page-row-summary muted", text: page.summary || "No summary" }),
     match,
     el("div", { class: "page-row-meta" }, el("code", { class: "path", text: page.path || `${page.slug}.md` }), topicsLine(wiki, page.topics)),

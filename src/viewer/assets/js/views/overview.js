@@ -1,4 +1,5 @@
-import { el } from "../dom.js";
+import { api, isAbort } from "../api.js";
+import { clear, el } from "../dom.js";
 import { plural } from "../format.js";
 import { loadOverview } from "../overview-cache.js";
 import { to } from "../routes.js";
@@ -25,8 +26,51 @@ export async function render({ route, main, signal }) {
     return;
   }
   if (data.featured) view.append(featured(route.wiki, data.featured));
+  view.append(staleSection(route.wiki, signal));
   view.append(el("h2", { class: "section-title", text: "Recently updated" }), pageList(route.wiki, data.pages ?? [], "recent-pages"));
   main.append(view);
+}
+
+/**
+ * Pages whose cited code changed since they were verified. Drift reads git, so it comes in
+ * its own request after the overview is shown.
+ */
+function staleSection(wiki, signal) {
+  const body = el("div", {}, el("p", { class: "muted", text: "Checking cited code…" }));
+  const section = el("section", { testid: "stale-pages" }, el("h2", { class: "section-title", text: "Stale pages" }), body);
+  api("/api/overview/stale", { wiki, signal }).then(
+    (stale) => {
+      if (signal.aborted) return;
+      const pages = stale.pages ?? [];
+      clear(body);
+      if (stale.notice) body.append(el("p", { class: "muted", text: stale.notice }));
+      if (pages.length === 0) {
+        body.append(el("p", { class: "muted", testid: "stale-none", text: "No page cites code that changed since it was verified." }));
+        return;
+      }
+      body.append(
+        el("p", { class: "muted", text: `${plural(pages.length, "page")} cite${pages.length === 1 ? "s" : ""} code that changed since ${pages.length === 1 ? "it was" : "they were"} verified: check that code before relying on ${pages.length === 1 ? "it" : "them"}.` }),
+        el(
+          "ul",
+          { class: "page-list", testid: "stale-list" },
+          pages.map((page) =>
+            el(
+              "li",
+              { class: "page-row", dataset: { slug: page.slug } },
+              el("a", { class: "page-row-title", href: to.page(wiki, page.slug), text: page.title || page.slug }),
+              el("p", { class: "page-row-summary drift-stale", text: page.reason || "Its cited code changed." }),
+              el("div", { class: "page-row-meta" }, el("code", { class: "path", text: page.path })),
+            ),
+          ),
+        ),
+      );
+    },
+    (error) => {
+      if (isAbort(error) || signal.aborted) return;
+      clear(body).append(el("p", { class: "muted", text: `Stale pages cannot be listed: ${error.message}` }));
+    },
+  );
+  return section;
 }
 
 function stats(data, wikiName) {

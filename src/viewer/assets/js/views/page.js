@@ -3,7 +3,7 @@ import { apiPath, api } from "../api.js";
 import { el, link, safeHref } from "../dom.js";
 import { dateTime, folderTitle, toDate } from "../format.js";
 import { to } from "../routes.js";
-import { section, setTitle, topicChip } from "../ui.js";
+import { section, setTitle, shortCommit, staleBadge, topicChip } from "../ui.js";
 
 export async function render({ route, main, signal }) {
   const page = await api(apiPath("/api/page/", route.slug), { wiki: route.wiki, signal });
@@ -49,6 +49,7 @@ function facts(wiki, page) {
     "div",
     { class: "facts" },
     el("a", { class: "chip", href: to.overview(wiki), text: "All pages" }),
+    staleBadge(page.freshness),
     (page.topics ?? []).map((slug) => topicChip(wiki, slug)),
     updated ? el("span", { class: "muted", text: `Updated ${dateTime(updated)}` }) : null,
   );
@@ -131,9 +132,45 @@ function sidePanel(wiki, page, sources) {
     { class: "page-side" },
     section("Backlinks", (page.backlinks ?? []).map(pageLink), { testid: "backlinks" }),
     section("Files", files, { testid: "files" }),
+    freshnessSection(wiki, page.freshness),
     sourcesSection(wiki, sources),
     section("Related", (page.related ?? []).map(pageLink), { testid: "related" }),
     section("Links to", outgoing, { testid: "outgoing" }),
+  );
+}
+
+/** Whether the cited code changed since the page was verified: each drifting source with its reason and commits. */
+function freshnessSection(wiki, freshness) {
+  if (!freshness) return null;
+  const drifting = freshness.sources ?? [];
+  const at = freshness.verified_at ? ` at ${shortCommit(freshness.verified_at)}` : "";
+  const summary = {
+    fresh: `The code it cites is as it was when verified${at}.`,
+    moved: `Cited lines moved, unchanged, since it was verified${at}.`,
+    stale: `Cited code changed since it was verified${at}: check it before relying on this page.`,
+    unknown: freshness.reason || "Whether its cited code changed cannot be told here.",
+  }[freshness.status] ?? "";
+  const list = el("ul", { class: "plain-list drift-list" });
+  for (const source of drifting) {
+    const where = source.lines ? `${source.path}:${source.lines}` : source.path;
+    const commits = (source.commits ?? []).slice(0, 5).map(shortCommit).join(" ") + ((source.commits ?? []).length > 5 ? " …" : "");
+    list.append(
+      el(
+        "li",
+        { class: `drift drift-${source.status}`, testid: "drift-source" },
+        el("a", { class: "path", href: to.file(wiki, source.path), text: where }),
+        el("span", { class: "drift-status", text: source.status }),
+        el("span", { class: "source-detail muted", text: source.reason }),
+        commits ? el("code", { class: "drift-commits path", text: commits }) : null,
+      ),
+    );
+  }
+  return el(
+    "section",
+    { class: "side-section", testid: "freshness", dataset: { status: freshness.status } },
+    el("h2", { text: "Freshness" }),
+    el("p", { class: freshness.status === "stale" ? "drift-summary drift-stale" : "drift-summary muted", text: summary }),
+    drifting.length > 0 ? list : null,
   );
 }
 
