@@ -103,14 +103,7 @@ export class DriftCache {
     if (!stored || stored[0] !== digest) return null;
     const unchanged = (this.unchanged ??= this.file.files.map((path, i) => this.file.states[i] === this.state(path)));
     if (!stored[4].every((n) => unchanged[n])) return null;
-    const drift = { slug, file: stored[1], verified_at: stored[2], status: stored[3] } as PageDrift;
-    let sources: SourceDrift[] | null = null;
-    Object.defineProperty(drift, "sources", {
-      enumerable: true,
-      configurable: true,
-      get: () => (sources ??= (JSON.parse(stored[5]) as StoredSource[]).map((s) => this.decode(s))),
-    });
-    return drift;
+    return new CachedPage(slug, stored, (text) => (JSON.parse(text) as StoredSource[]).map((s) => this.decode(s)));
   }
 
   /** Remembers a page's result; the states of the files it read must have been taken (`state`) before they were read. */
@@ -164,17 +157,53 @@ export class DriftCache {
     return numbers.length;
   }
 
+  /** A path's shared commit list as ids, made once per report. */
+  private readonly pathShas = new Map<string, string[]>();
+
   private decode(stored: StoredSource): SourceDrift {
     const [id, path, lines, status, commits, reason, nowPath, nowLines] = stored;
-    const numbers = typeof commits === "number" ? (this.file.paths[path] ?? []).slice(0, commits) : commits;
+    let shas: string[];
+    if (typeof commits === "number") {
+      let all = this.pathShas.get(path);
+      if (!all) this.pathShas.set(path, (all = (this.file.paths[path] ?? []).map((n) => this.file.commits[n]!)));
+      shas = all.slice(0, commits);
+    } else {
+      shas = commits.map((n) => this.file.commits[n]!);
+    }
     return {
       id,
       path,
       lines,
       status: SOURCE_STATUSES[status]!,
-      commits: numbers.map((n) => this.file.commits[n]!),
+      commits: shas,
       reason: reason ?? UNCHANGED,
       ...(nowPath !== undefined ? { now: { path: nowPath, lines: nowLines ?? null } } : {}),
     };
+  }
+}
+
+/** A page read back from the cache: its sources are decoded when first asked for. */
+class CachedPage implements PageDrift {
+  readonly file: string;
+  readonly verified_at: string | null;
+  readonly status: PageDrift["status"];
+  private decoded: SourceDrift[] | null = null;
+
+  constructor(
+    readonly slug: string,
+    private readonly stored: StoredPage,
+    private readonly decode: (text: string) => SourceDrift[],
+  ) {
+    this.file = stored[1];
+    this.verified_at = stored[2];
+    this.status = stored[3];
+  }
+
+  get sources(): SourceDrift[] {
+    return (this.decoded ??= this.decode(this.stored[5]));
+  }
+
+  toJSON(): PageDrift {
+    return { slug: this.slug, file: this.file, status: this.status, verified_at: this.verified_at, sources: this.sources };
   }
 }
