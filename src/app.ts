@@ -209,6 +209,10 @@ export class App {
       producer,
       config: () => config,
       env: this.options.env,
+      stalePages: async (repository) => {
+        const report = await (await this.drift()).report(this.index.open(repository));
+        return { slugs: report.pages.filter((page) => page.status === "stale").map((page) => page.slug), notice: report.notice };
+      },
       resolveSources: async (inputs, context) => {
         const [{ sourceLabel }, service] = await Promise.all([import("./sources/model.js"), this.sources()]);
         const sources = await service.resolve(inputs, context);
@@ -220,8 +224,13 @@ export class App {
 
   /** `ca drift` and the stale-page findings: git read in batches, the wiki's evidence from its index. */
   async drift(): Promise<DriftService> {
+    return this.driftIn(this.options.env);
+  }
+
+  /** Drift with the git of one environment (a run's), sharing `ca drift`'s cache. */
+  private async driftIn(env: NodeJS.ProcessEnv): Promise<DriftService> {
     const [{ DriftService }, commands] = await Promise.all([import("./evidence/service.js"), this.commands()]);
-    return new DriftService({ commands, env: this.options.env, cacheFile: ({ repositoryId }) => join(dirname(indexPath(this.paths, repositoryId)), "drift-cache.json") });
+    return new DriftService({ commands, env, cacheFile: ({ repositoryId }) => join(dirname(indexPath(this.paths, repositoryId)), "drift-cache.json") });
   }
 
   async commands(): Promise<CommandRunner> {
@@ -299,6 +308,7 @@ export class App {
           index: this.index,
           harness: loadAdapter,
           materials: this.runMaterials(commands, env),
+          drift: async (index, slugs) => (await (await this.driftIn(env)).report(index, { slugs })).pages,
           commands,
           runDir: (runId) => join(this.paths.runs, runId),
           now: this.now,
@@ -332,6 +342,11 @@ export class App {
       build: async (root, budgetChars) => {
         const { buildInventory } = await import("./lifecycle/context/build.js");
         return buildInventory({ root, run: commands, env, budgetChars });
+      },
+      stale: async (index, pages, context) => {
+        const { staleMaterial } = await import("./lifecycle/context/stale.js");
+        const evidence = await index.evidence(pages.map((page) => page.slug));
+        return staleMaterial({ root: context.repositoryRoot, workDir: context.workDir, budgetChars: context.budgetChars, pages, evidence, run: commands, env });
       },
     };
   }
