@@ -174,6 +174,37 @@ describe("garden --stale", () => {
     expect(json.stale_pages).toEqual(record.stale_pages);
   });
 
+  test("a page left unedited whose cited lines are gone is left stale, though drift would call its new commit fresh", () => {
+    box = sandbox();
+    const root = repository(box);
+    const short = `---
+title: Short
+topics: [concepts]
+sources:
+  - {id: tail, type: file, path: src/a.ts, lines: 3}
+  - {id: zebra, type: file, path: src/z.ts}
+---
+# Short
+
+The c constant is three [@tail], beside the zebra [@zebra]. See [A](a.md).
+`;
+    writeFileSync(join(root, "almanac", "concepts", "short.md"), short);
+    commitAll(root, "short page");
+    writeFileSync(join(root, "src", "a.ts"), "export const a = 1;\n");
+    commitAll(root, "a shrinks");
+    expect(drift(root).pages.map((p) => [p.slug, p.status])).toEqual([
+      ["concepts/a", "stale"],
+      ["concepts/short", "stale"],
+    ]);
+    const record = gardenStale(root).json<StaleJob>();
+    expect(record.status).toBe("done");
+    expect(record.stale_pages).toMatchObject({ confirmed: [], corrected: [], left_stale: ["concepts/a", "concepts/short"] });
+    // Drift judges the unstamped line against the page's new commit, where it is as missing as now.
+    expect(drift(root).pages.map((p) => [p.slug, p.status])).toEqual([["concepts/a", "stale"]]);
+    // The zebra source got its stamp; the line past the end got none.
+    expect(pageText(root, "concepts/short")).toMatch(/\{id: tail, type: file, path: src\/a\.ts, lines: 3\}\n {2}- \{id: zebra, type: file, path: src\/z\.ts, fingerprint: [0-9a-f]{16}, verified_at: [0-9a-f]{40}\}/);
+  });
+
   test("with no stale page it says so in one line and queues nothing", () => {
     box = sandbox();
     const root = repository(box);
