@@ -46,7 +46,7 @@ Improve the wiki as a whole graph: merge duplicates, fix stale or unsupported cl
 
 /** `garden --stale`: only these pages, each with what changed under it. */
 const STALE_GARDEN = `# Garden operation: stale pages
-The code cited by the pages in the runtime context's \`stale_pages\` changed since each page was verified. These pages are the whole task: do not edit, create or delete any other page. For each one, read the page and what changed under it: its \`<stale-page>\` block below the runtime context holds the diff of each changed file since the commit the page was verified at, committed and uncommitted changes together (when a block says it was cut, the whole diff is in the file it names). Check the page's claims against the code as it is now, then either:
+The code cited by the pages in the runtime context's \`stale_pages\` changed since each page was verified. These pages are the whole task: do not edit, create or delete any other page. For each one, read the page and what changed under it: its \`<stale-page>\` block below the runtime context lists the page's drifting evidence and holds the diff of each changed or missing file since the commit the page was verified at, committed and uncommitted changes together (when a block says it was cut, the whole material is in the file it names). Check the page's claims against the code as it is now, then either:
 - correct it: rewrite what the change made wrong, point each source's \`lines\` at where the code now shows the claim, and drop or replace a source whose file is gone; or
 - confirm it: when every claim still holds, leave the page file exactly as it is. CodeAlmanac then records the page as verified against the current code.
 Errors that exist now do not fail this run; errors you introduce do. The first line of your final answer says which pages you corrected and which you confirmed.`;
@@ -84,28 +84,6 @@ export function renderPrompt(record: RunRecord, spec: RunSpec, almanacPath: stri
   return `${KERNEL}\n\n---\n\n${operation}\n\nrun_id: ${record.runId}\n\nRuntime context:\n${JSON.stringify(context, null, 2)}\n${blocks}`;
 }
 
-function staleSummary(brief: StalePageBrief, index: number) {
-  return {
-    page: index + 1,
-    slug: brief.slug,
-    file: brief.file,
-    verified_at: brief.verified_at,
-    stale_evidence: brief.stale,
-    ...(brief.moved.length ? { moved_evidence: brief.moved } : {}),
-    diff_characters: brief.diffChars,
-    truncated: brief.truncated,
-    ...(brief.diffPath ? { full_diff: brief.diffPath } : {}),
-    ...(brief.notes.length ? { notes: brief.notes } : {}),
-  };
-}
-
-/** A page's diffs in a delimited block; a closing tag inside a diff is escaped so it cannot end the block early. */
-function staleBlock(brief: StalePageBrief, index: number): string {
-  const body = brief.diff.trimEnd().replace(/<\/stale-page>/gi, "<\\/stale-page>");
-  const cut = brief.truncated ? ` truncated="true" full_diff="${brief.diffPath}"` : "";
-  return `<stale-page n="${index + 1}" slug="${brief.slug.replace(/"/g, "'")}"${cut}>\n${body}\n</stale-page>`;
-}
-
 function sourceSummary(brief: SourceBrief, index: number) {
   return {
     source: index + 1,
@@ -125,6 +103,28 @@ function sourceBlock(brief: SourceBrief, index: number): string {
   const body = brief.content.replace(/<\/source>/gi, "<\\/source>");
   const cut = brief.truncated ? ` truncated="true"${brief.materialPath ? ` full_material="${brief.materialPath}"` : ""}` : "";
   return `<source n="${index + 1}" title="${brief.title.replace(/"/g, "'")}"${cut}>\n${body}\n</source>`;
+}
+
+/** Counts only: the evidence itself is in the page's block, within the budget. */
+function staleSummary(brief: StalePageBrief, index: number) {
+  return {
+    page: index + 1,
+    slug: brief.slug,
+    file: brief.file,
+    verified_at: brief.verified_at,
+    stale_evidence: brief.stale.length,
+    moved_evidence: brief.moved.length,
+    characters: brief.totalChars,
+    truncated: brief.truncated,
+    ...(brief.materialPath ? { full_material: brief.materialPath } : {}),
+  };
+}
+
+/** A page's material in a delimited block; a closing tag inside a diff is escaped so it cannot end the block early. */
+function staleBlock(brief: StalePageBrief, index: number): string {
+  const body = brief.text.trimEnd().replace(/<\/stale-page>/gi, "<\\/stale-page>");
+  const cut = brief.truncated ? ` truncated="true" full_material="${brief.materialPath}"` : "";
+  return `<stale-page n="${index + 1}" slug="${brief.slug.replace(/"/g, "'")}"${cut}>\n${body}\n</stale-page>`;
 }
 
 /** What happens to the wiki changes after the run: the product commits them, the agent never does. */

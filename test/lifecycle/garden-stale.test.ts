@@ -115,7 +115,18 @@ describe("garden --stale", () => {
     expect(prompt).not.toContain('"garden": {');
     expect(prompt).toContain('"slug": "concepts/a"');
     expect(prompt).toContain(`"verified_at": "${verified}"`);
-    expect(prompt).toContain(`<stale-page n="1" slug="concepts/a">\n## src/a.ts since ${verified.slice(0, 12)} (cited by [@b] lines 2)\n`);
+    expect(prompt).toContain(
+      [
+        `<stale-page n="1" slug="concepts/a">`,
+        `# concepts/a (almanac/concepts/a.md, verified at ${verified.slice(0, 12)})`,
+        "",
+        "Stale evidence:",
+        `- [@b] src/a.ts lines 2: changed: lines 2 of src/a.ts changed in 1 commit since it was verified (${head.slice(0, 12)})`,
+        "",
+        `## src/a.ts since ${verified.slice(0, 12)} (cited by [@b] lines 2)`,
+        "diff --git a/src/a.ts b/src/a.ts",
+      ].join("\n"),
+    );
     // The committed change and the uncommitted one, in one diff.
     expect(prompt).toContain(" export const a = 1;\n-export const b = 2;\n+export const b = 20;\n export const c = 3;\n+export const d = 4;\n</stale-page>");
     for (const other of ["concepts/zebra", "concepts/moth", "zebra", "moth"]) expect(prompt, other).not.toContain(other);
@@ -154,7 +165,8 @@ describe("garden --stale", () => {
     expect(record.status).toBe("done");
 
     const prompt = readFileSync(promptFile, "utf8");
-    expect(prompt).toMatch(/<stale-page n="1" slug="concepts\/a">[\s\S]*\+export const b = 20;[\s\S]*<\/stale-page>\n\n<stale-page n="2" slug="concepts\/moth">\n/);
+    expect(prompt).toMatch(/<stale-page n="1" slug="concepts\/a">[\s\S]*\+export const b = 20;[\s\S]*<\/stale-page>\n\n<stale-page n="2" slug="concepts\/moth">\n# concepts\/moth /);
+    expect(prompt).toContain("- [@moth] src/m.ts: missing: src/m.ts is gone (");
     expect(prompt).toMatch(/## src\/m\.ts since [0-9a-f]{12} \(cited by \[@moth\], gone now\)\n[\s\S]*-export const moth = 1;\n<\/stale-page>/);
     expect(prompt).not.toContain("zebra");
 

@@ -104,20 +104,36 @@ describe("the stale pages' material", () => {
     const [brief, ...rest] = await staleMaterial({ root, workDir, budgetChars: 60_000, pages, evidence: [], run, env: process.env });
     expect(rest).toEqual([]);
     expect(diffs).toHaveLength(2);
-    expect(brief).toMatchObject({ slug: "concepts/a", file: "almanac/concepts/a.md", verified_at: verified, truncated: false, notes: [] });
-    expect(brief!.stale.map((s) => [s.id, s.status, s.commits, s.commit_count])).toEqual([
-      ["a", "changed", ["f".repeat(12)], 1],
-      ["a-again", "changed", [], 0],
-      ["gone", "missing", [], 0],
+    expect(brief).toMatchObject({ slug: "concepts/a", file: "almanac/concepts/a.md", verified_at: verified, truncated: false });
+    expect(brief!.stale.map((s) => [s.id, s.status, s.commits])).toEqual([
+      ["a", "changed", ["f".repeat(40)]],
+      ["a-again", "changed", []],
+      ["gone", "missing", []],
     ]);
     expect(brief!.moved.map((s) => s.id)).toEqual(["moved"]);
-    const diff = brief!.diff;
+    const diff = brief!.text;
+    // First what drift says of each drifting source, then the diffs.
+    expect(diff.startsWith(
+      [
+        `# concepts/a (almanac/concepts/a.md, verified at ${verified.slice(0, 12)})`,
+        "",
+        "Stale evidence:",
+        `- [@a] src/a.ts lines 2: changed: src/a.ts changed (${"f".repeat(12)})`,
+        "- [@a-again] src/a.ts: changed: src/a.ts changed",
+        "- [@gone] src/gone.ts: missing: src/gone.ts missing",
+        "",
+        "Moved evidence (the cited text is unchanged; point `lines` at where it is now):",
+        "- [@moved] src/quiet.ts lines 3: moved: src/quiet.ts moved",
+        "",
+        "## src/a.ts since ",
+      ].join("\n"),
+    ), diff).toBe(true);
     expect(diff).toContain(`## src/a.ts since ${verified.slice(0, 12)} (cited by [@a] lines 2, [@a-again])\n`);
     expect(diff).toContain("-export const b = 2;\n+export const b = 20;\n+export const c = 3;\n");
     expect(diff).toContain(`## src/gone.ts since ${verified.slice(0, 12)} (cited by [@gone], gone now)\n`);
     expect(diff).toContain("-export const gone = true;\n");
-    expect(diff).not.toContain("quiet");
-    expect(brief!.diffChars).toBe(diff.length);
+    expect(diff).not.toContain("## src/quiet.ts");
+    expect(brief!.totalChars).toBe(diff.length);
     expect(existsSync(join(workDir, "stale"))).toBe(false);
   });
 
@@ -137,11 +153,12 @@ describe("the stale pages' material", () => {
     const pages = [stalePage("concepts/a", verified, [source("since-later", "src/a.ts", "changed"), source("rewritten", "src/gone.ts", "missing")])];
     const [brief] = await staleMaterial({ root, workDir: tempDir("ca-stale-run-"), budgetChars: 60_000, pages, evidence, run: runCommand, env: process.env });
     // Since the later commit only the uncommitted line differs.
-    expect(brief!.diff).toContain(`## src/a.ts since ${later.slice(0, 12)} (cited by [@since-later])\n`);
-    expect(brief!.diff).toMatch(/ export const b = 20;\n\+export const c = 3;\n/);
-    expect(brief!.diff).not.toContain("-export const b = 2;");
-    expect(brief!.diff).toContain(`## src/gone.ts since ${verified.slice(0, 12)} (cited by [@rewritten], gone now)\n`);
-    expect(brief!.notes).toEqual([expect.stringMatching(/^src\/gone\.ts: git cannot diff since eeeeeeeeeeee: /)]);
+    expect(brief!.text).toContain(`## src/a.ts since ${later.slice(0, 12)} (cited by [@since-later])\ndiff --git`);
+    expect(brief!.text).toMatch(/ export const b = 20;\n\+export const c = 3;\n/);
+    expect(brief!.text).not.toContain("-export const b = 2;");
+    expect(brief!.text).toMatch(
+      new RegExp(`## src/gone\\.ts since ${verified.slice(0, 12)} \\(cited by \\[@rewritten\\], gone now\\)\\n\\(src/gone\\.ts: git cannot diff since eeeeeeeeeeee: .*\\)\\ndiff --git`),
+    );
   });
 
   test("past its fair share a page's diff is cut and written whole to the run folder; small pages keep theirs", async () => {
@@ -162,16 +179,27 @@ describe("the stale pages' material", () => {
     const budget = 10_000;
     const [big, small] = await staleMaterial({ root, workDir, budgetChars: budget, pages, evidence: [], run: runCommand, env: process.env });
     expect(small).toMatchObject({ truncated: false });
-    expect(small!.diff).toContain("+export const small = 2;");
+    expect(small!.text).toContain("+export const small = 2;");
     expect(big!.truncated).toBe(true);
-    expect(big!.diffPath).toBe(join(workDir, "stale", "01-concepts_big.diff"));
-    const whole = readFileSync(big!.diffPath!, "utf8");
-    expect(whole.length).toBe(big!.diffChars);
+    expect(big!.materialPath).toBe(join(workDir, "stale", "01-concepts_big.md"));
+    const whole = readFileSync(big!.materialPath!, "utf8");
+    expect(whole.length).toBe(big!.totalChars);
     expect(whole).toContain("+export const line2999 = 2999;");
-    expect(big!.diff.length + small!.diff.length).toBeLessThanOrEqual(budget);
-    expect(big!.diff).toContain(`the whole material is in ${big!.diffPath}`);
-    expect(big!.diff).not.toContain("line2999");
-    expect(big!.notes).toEqual([`The diffs were cut to ${big!.diff.length} of ${whole.length} characters to fit the prompt; the whole text is in ${big!.diffPath}.`]);
+    expect(big!.text.length + small!.text.length).toBeLessThanOrEqual(budget);
+    expect(big!.text.startsWith("# concepts/big (almanac/concepts/big.md, verified at ")).toBe(true);
+    expect(big!.text).toContain(`the whole material is in ${big!.materialPath}`);
+    expect(big!.text).not.toContain("line2999");
+  });
+
+  test("a page with many drifting sources is cut with its diffs: the material stays within the budget", async () => {
+    const { root, verified } = changedRepository();
+    const many = Array.from({ length: 400 }, (_, i) => source(`s${i}`, "src/a.ts", "changed", { lines: `${i + 1}`, reason: `lines ${i + 1} of src/a.ts changed in 1 commit since it was verified` }));
+    const pages = Array.from({ length: 30 }, (_, i) => stalePage(`concepts/p${i}`, verified, many));
+    const budget = 20_000;
+    const briefs = await staleMaterial({ root, workDir: tempDir("ca-stale-run-"), budgetChars: budget, pages, evidence: [], run: runCommand, env: process.env });
+    expect(briefs).toHaveLength(30);
+    expect(briefs.every((b) => b.truncated && b.stale.length === 400)).toBe(true);
+    expect(briefs.reduce((sum, b) => sum + b.text.length, 0)).toBeLessThanOrEqual(budget);
   });
 
   test("a page verified nowhere in git gets no diff, and says why", async () => {
@@ -185,7 +213,8 @@ describe("the stale pages' material", () => {
       run: runCommand,
       env: process.env,
     });
-    expect(brief!.diff).toBe("## src/a.ts (cited by [@a]): no diff\n");
-    expect(brief!.notes).toEqual(["src/a.ts: no commit to compare with (the page was never verified in git)"]);
+    expect(brief!.text).toBe(
+      "# concepts/a (almanac/concepts/a.md)\n\nStale evidence:\n- [@a] src/a.ts: changed: src/a.ts changed\n\n## src/a.ts (cited by [@a]): no diff\n(src/a.ts: no commit to compare with (the page was never verified in git))\n",
+    );
   });
 });

@@ -209,7 +209,8 @@ describe.skipIf(probe.skip !== null)(suiteName, () => {
     const agent = standIn.requests.filter((request) => request.role === "agent");
     expect(agent).toHaveLength(1);
     const prompt = requestText(agent[0]!.body);
-    expect(prompt).toContain(`<stale-page n="1" slug="${stale}">\n## src/alpaca.ts since ${verified.slice(0, 12)} (cited by [@code] lines 2)\n`);
+    expect(prompt).toContain(`<stale-page n="1" slug="${stale}">\n# ${stale} (almanac/${stale}.md, verified at ${verified.slice(0, 12)})\n\nStale evidence:\n- [@code] src/alpaca.ts lines 2: changed: `);
+    expect(prompt).toContain(`\n## src/alpaca.ts since ${verified.slice(0, 12)} (cited by [@code] lines 2)\ndiff --git`);
     expect(prompt).toContain("-export const alpacaLimit = 2;\n+export const alpacaLimit = 20;\n</stale-page>");
     expect(prompt).not.toContain(fresh);
     expect(prompt).not.toContain("okapi");

@@ -1,8 +1,9 @@
 /**
  * What a `garden --stale` run is told about each page it targets: the evidence drift found
- * changed or missing, and the diff of each such file since the commit the page was verified
- * at (committed and uncommitted changes together). Diffs are budgeted like ingest sources: a
- * fair share of the prompt each, the whole diff in a file of the run's folder when it is cut.
+ * changed, missing or moved, and the diff of each changed or missing file since the commit the
+ * page was verified at (committed and uncommitted changes together). Each page's material is
+ * budgeted like an ingest source: a fair share of the prompt, the whole of it in a file of the
+ * run's folder when it is cut.
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -12,25 +13,29 @@ import type { PageEvidence } from "../../index/views/evidence.js";
 import { cutText, fairShares } from "../../sources/budget.js";
 
 const GIT_TIMEOUT_MS = 60_000;
-/** One file's diff is read up to this size; a diff larger still is cut, and the brief says so. */
+/** One file's diff is read up to this size; a diff larger still is cut, and its section says so. */
 const DIFF_LIMIT_BYTES = 8 * 1024 * 1024;
 /** Diffs computed at once: enough to overlap git's start-up, few enough for a shared machine. */
 const DIFF_CONCURRENCY = 4;
-/** Commits named per source; the count says how many there were. */
-const COMMITS_SHOWN = 10;
+/** Commits named per source; the rest are counted. */
+const COMMITS_SHOWN = 5;
 
-/** A stale source as the prompt lists it. */
+/** A drifting source of a page: what it cites and why drift flags it. */
 export interface StaleSource {
   id: string;
   path: string;
   lines: string | null;
   status: SourceDrift["status"];
   reason: string;
-  /** The commits that changed it since it was verified, newest first (12 characters each, at most 10). */
+  /** The commits that changed it since it was verified, newest first. */
   commits: string[];
-  commit_count: number;
 }
 
+/**
+ * One page's material. Its text lists the page's drifting evidence, then the diffs, so the
+ * whole of it is cut to the page's share of the budget together (the list first); the runtime
+ * context carries only counts, whatever the number of sources.
+ */
 export interface StalePageBrief {
   slug: string;
   /** The page file, relative to the repository root. */
@@ -39,14 +44,13 @@ export interface StalePageBrief {
   /** The changed and missing sources (moved ones have nothing to correct but their lines). */
   stale: StaleSource[];
   moved: StaleSource[];
-  /** The diffs of the stale sources' files as the prompt carries them. */
-  diff: string;
-  /** Characters of the whole diff text, before any cut. */
-  diffChars: number;
+  /** The material as the prompt carries it. */
+  text: string;
+  /** Characters of the whole material, before any cut. */
+  totalChars: number;
   truncated: boolean;
-  /** When cut: the whole diff text, in the run's folder. */
-  diffPath?: string;
-  notes: string[];
+  /** When cut: the whole material, in the run's folder. */
+  materialPath?: string;
 }
 
 export interface StaleMaterialInput {
@@ -80,12 +84,12 @@ export async function staleMaterial(input: StaleMaterialInput): Promise<StalePag
   const outcomes = new Map<string, DiffOutcome>();
   await mapLimited([...unique.values()], DIFF_CONCURRENCY, async (job) => outcomes.set(job.key, await diffSince(input, job)));
 
-  const texts = perPage.map(({ jobs }) => jobs.map((job) => diffSection(job, outcomes.get(job.key)!)).join("\n"));
+  const texts = perPage.map(({ page, jobs }) => [evidenceList(page), ...jobs.map((job) => diffSection(job, outcomes.get(job.key)!))].join("\n"));
   const shares = fairShares(
     texts.map((text) => text.length),
     input.budgetChars,
   );
-  return Promise.all(perPage.map(({ page, jobs }, index) => toBrief(page, jobs, texts[index]!, shares[index]!, index, outcomes, input.workDir)));
+  return Promise.all(perPage.map(({ page }, index) => toBrief(page, texts[index]!, shares[index]!, index, input.workDir)));
 }
 
 /** Each page's stamp commit per source id, where the product stamped one. */
@@ -138,9 +142,27 @@ async function diffSince(input: StaleMaterialInput, job: DiffJob): Promise<DiffO
   return { base: null, text: "", notes };
 }
 
+/** What drift says of each drifting source of the page, one line each. */
+function evidenceList(page: PageDrift): string {
+  const line = (source: SourceDrift) => {
+    const lines = source.lines !== null ? ` lines ${source.lines}` : "";
+    const shown = source.commits.slice(0, COMMITS_SHOWN).map(short);
+    const more = source.commits.length > COMMITS_SHOWN ? ` and ${source.commits.length - COMMITS_SHOWN} more` : "";
+    const commits = shown.length > 0 ? ` (${shown.join(", ")}${more})` : "";
+    return `- [@${source.id}] ${source.path}${lines}: ${source.status}: ${source.reason}${commits}`;
+  };
+  const stale = page.sources.filter((s) => s.status === "changed" || s.status === "missing").map(line);
+  const moved = page.sources.filter((s) => s.status === "moved").map(line);
+  const verified = page.verified_at !== null ? `, verified at ${short(page.verified_at)}` : "";
+  const parts = [`# ${page.slug} (${page.file}${verified})`, "", "Stale evidence:", ...stale];
+  if (moved.length > 0) parts.push("", "Moved evidence (the cited text is unchanged; point `lines` at where it is now):", ...moved);
+  return `${parts.join("\n")}\n`;
+}
+
 function diffSection(job: DiffJob, outcome: DiffOutcome): string {
   const cited = `cited by ${job.citedBy.join(", ")}`;
-  if (outcome.base === null) return `## ${job.path} (${cited}): no diff\n`;
+  const notes = outcome.notes.map((note) => `(${note})\n`).join("");
+  if (outcome.base === null) return `## ${job.path} (${cited}): no diff\n${notes}`;
   const gone = job.missing ? ", gone now" : "";
   const header = `## ${job.path} since ${short(outcome.base)} (${cited}${gone})`;
   const body =
@@ -149,51 +171,30 @@ function diffSection(job: DiffJob, outcome: DiffOutcome): string {
       : outcome.text.endsWith("\n")
         ? outcome.text
         : `${outcome.text}\n`;
-  return `${header}\n${body}`;
+  return `${header}\n${notes}${body}`;
 }
 
-async function toBrief(
-  page: PageDrift,
-  jobs: DiffJob[],
-  text: string,
-  share: number,
-  index: number,
-  outcomes: ReadonlyMap<string, DiffOutcome>,
-  workDir: string,
-): Promise<StalePageBrief> {
-  const listed = (wanted: (s: SourceDrift) => boolean) => page.sources.filter(wanted).map(staleSource);
+async function toBrief(page: PageDrift, text: string, share: number, index: number, workDir: string): Promise<StalePageBrief> {
+  const listed = (wanted: (s: SourceDrift) => boolean) =>
+    page.sources.filter(wanted).map((s): StaleSource => ({ id: s.id, path: s.path, lines: s.lines, status: s.status, reason: s.reason, commits: s.commits }));
   const brief: StalePageBrief = {
     slug: page.slug,
     file: page.file,
     verified_at: page.verified_at,
     stale: listed((s) => s.status === "changed" || s.status === "missing"),
     moved: listed((s) => s.status === "moved"),
-    diff: text,
-    diffChars: text.length,
+    text,
+    totalChars: text.length,
     truncated: false,
-    notes: jobs.flatMap((job) => outcomes.get(job.key)!.notes),
   };
   if (text.length <= share) return brief;
-  const path = join(workDir, "stale", `${String(index + 1).padStart(2, "0")}-${page.slug.replace(/[^A-Za-z0-9._-]+/g, "_")}.diff`);
+  const path = join(workDir, "stale", `${String(index + 1).padStart(2, "0")}-${page.slug.replace(/[^A-Za-z0-9._-]+/g, "_")}.md`);
   await mkdir(join(workDir, "stale"), { recursive: true });
   await writeFile(path, text, "utf8");
-  brief.diff = cutText(text, share, "head", path);
+  brief.text = cutText(text, share, "head", path);
   brief.truncated = true;
-  brief.diffPath = path;
-  brief.notes.push(`The diffs were cut to ${brief.diff.length} of ${text.length} characters to fit the prompt; the whole text is in ${path}.`);
+  brief.materialPath = path;
   return brief;
-}
-
-function staleSource(source: SourceDrift): StaleSource {
-  return {
-    id: source.id,
-    path: source.path,
-    lines: source.lines,
-    status: source.status,
-    reason: source.reason,
-    commits: source.commits.slice(0, COMMITS_SHOWN).map(short),
-    commit_count: source.commits.length,
-  };
 }
 
 const short = (sha: string) => sha.slice(0, 12);
