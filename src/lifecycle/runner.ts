@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { indexPath, statePaths } from "../core/paths.js";
 import type { CommandRunner } from "../core/command.js";
 import { oneLine, ProductError } from "../core/errors.js";
-import type { FailureCategory, PageChanges, RunRecord, StalePagesOutcome } from "../runs/model.js";
+import type { FailureCategory, PageChanges, RunRecord } from "../runs/model.js";
 import type { RunSpec } from "../runs/spec.js";
 import type { RunRecorder } from "../runs/access.js";
 import type { OperationRunner } from "../queue/executor.js";
@@ -17,6 +17,7 @@ import { diffPages } from "../index/views/pages.js";
 import type { SourceBrief } from "../sources/model.js";
 import type { PageDrift } from "../evidence/types.js";
 import type { StalePageBrief } from "./context/stale.js";
+import { staleOutcome, uneditedTargets, type StaleTarget } from "./stale-outcome.js";
 import {
   BUILD_BUDGET_CHARS,
   GARDEN_BUDGET_CHARS,
@@ -103,7 +104,8 @@ export class LifecycleRunner implements OperationRunner {
       const material = await this.prepare(record, spec, index, issues);
       if (material.stale && material.stale.pages.length === 0) {
         // Every targeted page is fresh (or gone) by now: nothing for an agent to do.
-        runs.recordStalePages(record.runId, staleOutcome([], new Set(), new Set(), material.stale.noLongerStale));
+        const none = { targets: [], changes: { created: [], updated: [], deleted: [] }, stillStale: new Set<string>(), unstamped: [] };
+        runs.recordStalePages(record.runId, staleOutcome({ ...none, noLongerStale: material.stale.noLongerStale }));
         runs.finishRun(record.runId, now(), { status: "done", summary: "nothing to garden: the targeted pages are no longer stale" });
         return;
       }
@@ -132,7 +134,7 @@ export class LifecycleRunner implements OperationRunner {
       await phase("wiki_validation", async () => gate(issues, await index.issues()));
       const summary = result.summary ?? `${spec.kind} completed`;
       // A stale page the agent left as it was is confirmed: it is stamped as verified now, with the pages it wrote.
-      const confirmed = material.stale ? unedited(material.stale.pages, pageChanges) : [];
+      const confirmed = material.stale ? uneditedTargets(staleTargets(material.stale), pageChanges) : [];
       // The seam before the commit: the evidence stamp, then the secret gate, in that order,
       // so what they write or refuse is what gets committed (or not).
       const stamped = await phase("internal_error", () => this.stamp(record, index, [...pageChanges.created, ...pageChanges.updated, ...confirmed]));
@@ -244,47 +246,30 @@ export class LifecycleRunner implements OperationRunner {
   }
 
   /**
-   * What the run did with its stale pages: edited (or removed) is corrected, left as it was is
-   * confirmed, and a page drift still calls stale after the stamp and the commit, or whose stale
-   * source could not be stamped (its file is gone), is left stale whatever the agent did.
+   * What the run did with its stale pages (stale-outcome.ts), recorded on the run and announced;
+   * pages still stale and pages the agent was not asked to change are warnings.
    */
-  private async recordStale(
-    record: RunRecord,
-    index: WikiIndex,
-    stale: NonNullable<PromptMaterial["stale"]>,
-    changes: PageChanges,
-    stamped: EvidenceStampReport | null,
-  ): Promise<void> {
+  private async recordStale(record: RunRecord, index: WikiIndex, stale: NonNullable<PromptMaterial["stale"]>, changes: PageChanges, stamped: EvidenceStampReport | null): Promise<void> {
     const { runs, now } = this.deps;
-    const targets = stale.pages.map((page) => page.slug);
-    const edited = new Set([...changes.updated, ...changes.deleted].filter((slug) => targets.includes(slug)));
-    const leftStale = new Set<string>();
-    const remaining = targets.filter((slug) => !changes.deleted.includes(slug));
+    const targets = staleTargets(stale);
+    const deleted = new Set(changes.deleted);
+    const remaining = targets.map((target) => target.slug).filter((slug) => !deleted.has(slug));
+    const stillStale = new Set<string>();
     try {
-      if (remaining.length > 0) for (const page of await this.deps.drift(index, remaining)) if (page.status === "stale") leftStale.add(page.slug);
+      if (remaining.length > 0) for (const page of await this.deps.drift(index, remaining)) if (page.status === "stale") stillStale.add(page.slug);
     } catch (error) {
       runs.appendEvent(record.runId, now(), "warning", `could not check which pages are still stale: ${oneLine(error)}`);
     }
-    const staleIds = new Map(stale.pages.map((page) => [page.slug, new Set(page.stale.map((s) => s.id))]));
-    for (const miss of stamped?.unstamped ?? []) if (miss.source !== null && staleIds.get(miss.page)?.has(miss.source)) leftStale.add(miss.page);
-    const outcome = staleOutcome(targets, edited, leftStale, stale.noLongerStale);
+    const outcome = staleOutcome({ targets, changes, stillStale, unstamped: stamped?.unstamped ?? [], noLongerStale: stale.noLongerStale });
     runs.recordStalePages(record.runId, outcome);
-    const count = (n: number, what: string) => `${n} ${what}`;
-    runs.appendEvent(
-      record.runId,
-      now(),
-      "message",
-      `stale pages: ${count(outcome.confirmed.length, "confirmed")}, ${count(outcome.corrected.length, "corrected")}, ${count(outcome.left_stale.length, "left stale")}`,
-      outcome,
-    );
-    if (outcome.left_stale.length > 0) {
-      const n = outcome.left_stale.length;
-      runs.appendEvent(record.runId, now(), "warning", `${n} page${n === 1 ? " is" : "s are"} still stale after the run: ${listed(outcome.left_stale)}`);
+    const { confirmed, corrected, left_stale: leftStale } = outcome;
+    runs.appendEvent(record.runId, now(), "message", `stale pages: ${confirmed.length} confirmed, ${corrected.length} corrected, ${leftStale.length} left stale`, outcome);
+    if (leftStale.length > 0) {
+      runs.appendEvent(record.runId, now(), "warning", `${leftStale.length} page${leftStale.length === 1 ? " is" : "s are"} still stale after the run: ${listed(leftStale)}`);
     }
-    const others = [...changes.created, ...changes.updated, ...changes.deleted].filter((slug) => !targets.includes(slug));
-    if (others.length > 0) {
-      runs.appendEvent(record.runId, now(), "warning", `the run changed pages it was not asked to: ${listed(others)}`);
-    }
+    const targeted = new Set(outcome.targeted);
+    const others = [...changes.created, ...changes.updated, ...changes.deleted].filter((slug) => !targeted.has(slug));
+    if (others.length > 0) runs.appendEvent(record.runId, now(), "warning", `the run changed pages it was not asked to: ${listed(others)}`);
   }
 
   private runAgent(
@@ -413,21 +398,8 @@ function listed(slugs: readonly string[]): string {
   return slugs.slice(0, 10).join(", ") + (slugs.length > 10 ? ` and ${slugs.length - 10} more` : "");
 }
 
-/** The targeted stale pages the agent neither rewrote nor removed. */
-function unedited(pages: readonly StalePageBrief[], changes: PageChanges): string[] {
-  const touched = new Set([...changes.updated, ...changes.deleted]);
-  return pages.map((page) => page.slug).filter((slug) => !touched.has(slug));
-}
-
-/** Each targeted page in exactly one list: left stale wins over confirmed and corrected. */
-function staleOutcome(targets: readonly string[], edited: ReadonlySet<string>, leftStale: ReadonlySet<string>, noLongerStale: readonly string[]): StalePagesOutcome {
-  return {
-    targeted: [...targets],
-    confirmed: targets.filter((slug) => !leftStale.has(slug) && !edited.has(slug)),
-    corrected: targets.filter((slug) => !leftStale.has(slug) && edited.has(slug)),
-    left_stale: targets.filter((slug) => leftStale.has(slug)),
-    no_longer_stale: [...noLongerStale],
-  };
+function staleTargets(stale: NonNullable<PromptMaterial["stale"]>): StaleTarget[] {
+  return stale.pages.map((page) => ({ slug: page.slug, staleSources: page.stale.map((source) => source.id) }));
 }
 
 /** At most this many unstamped sources go into the warning's payload (its count says how many there were); a big garden run may have thousands. */
