@@ -211,6 +211,10 @@ export class App {
       producer,
       config: () => config,
       env: this.options.env,
+      stalePages: async (repository) => {
+        const report = await (await this.drift()).report(this.index.open(repository));
+        return { slugs: report.pages.filter((page) => page.status === "stale").map((page) => page.slug), notice: report.notice };
+      },
       resolveSources: async (inputs, context) => {
         const [{ sourceLabel }, service] = await Promise.all([import("./sources/model.js"), this.sources()]);
         const sources = await service.resolve(inputs, context);
@@ -222,9 +226,14 @@ export class App {
 
   /** `ca drift` and the stale-page findings: git read in batches, the wiki's evidence from its index. */
   async drift(): Promise<DriftService> {
+    return this.driftIn(this.options.env);
+  }
+
+  /** Drift with the git of one environment (a run's), sharing `ca drift`'s cache. */
+  private async driftIn(env: NodeJS.ProcessEnv): Promise<DriftService> {
     const [{ DriftService }, commands] = await Promise.all([import("./evidence/service.js"), this.commands()]);
     const beside = (name: string) => ({ repositoryId }: { repositoryId: string }) => join(dirname(indexPath(this.paths, repositoryId)), name);
-    return new DriftService({ commands, env: this.options.env, cacheFile: beside("drift-cache.json"), historyFile: beside("drift-history") });
+    return new DriftService({ commands, env, cacheFile: beside("drift-cache.json"), historyFile: beside("drift-history") });
   }
 
   async commands(): Promise<CommandRunner> {
@@ -302,6 +311,7 @@ export class App {
           index: this.index,
           harness: loadAdapter,
           materials: this.runMaterials(commands, env),
+          drift: async (index, slugs) => (await (await this.driftIn(env)).report(index, { slugs })).pages,
           commands,
           runDir: (runId) => join(this.paths.runs, runId),
           now: this.now,
@@ -335,6 +345,11 @@ export class App {
       build: async (root, budgetChars) => {
         const { buildInventory } = await import("./lifecycle/context/build.js");
         return buildInventory({ root, run: commands, env, budgetChars });
+      },
+      stale: async (index, pages, context) => {
+        const { staleMaterial } = await import("./lifecycle/context/stale.js");
+        const evidence = await index.evidence(pages.map((page) => page.slug));
+        return staleMaterial({ root: context.repositoryRoot, workDir: context.workDir, budgetChars: context.budgetChars, pages, evidence, run: commands, env });
       },
     };
   }
@@ -403,14 +418,12 @@ export class App {
   }
 
   /**
-   * The scheduled garden's two gardens. The stale-targeted one is queued through the same
-   * lifecycle verb as the general one, told which pages drift found stale, so a scheduled
-   * run and `ca garden --stale` tend the same pages.
+   * The scheduled garden's two gardens. The stale-targeted one is exactly `ca garden --stale`
+   * (`gardenStale` asks drift again, so it targets the pages stale at the moment it queues).
    */
   private async queueScheduledGarden(lifecycle: LifecycleService, repository: Repository, target: GardenTarget): Promise<{ run_id: string } | null> {
     if (target.mode === "general") return lifecycle.garden(repository.rootPath, repository.name, {});
-    const { staleGardenOptions } = await import("./automation/garden.js");
-    return lifecycle.garden(repository.rootPath, repository.name, staleGardenOptions(target.pages));
+    return (await lifecycle.gardenStale(repository.rootPath, repository.name, {})).receipt;
   }
 
   // ── config editing (config/) ──

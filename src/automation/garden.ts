@@ -103,21 +103,6 @@ export function gardenLogLine(note: GardenNote): string {
   }
 }
 
-/**
- * A garden of the stale pages only, asked of the lifecycle's garden verb in words: its
- * title names them as `ca jobs` shows a stale garden, and its guidance keeps the agent to
- * them and points it at what drift says changed under each.
- */
-export function staleGardenOptions(pages: readonly string[]): { title: string; guidance: string } {
-  const title = pages.length === 1 ? `Garden stale page ${pages[0]}` : `Garden ${pages.length} stale pages`;
-  const guidance = [
-    `Tend only these pages, whose cited code changed since they were last verified: ${pages.join(", ")}.`,
-    "`codealmanac drift <page>` lists each changed source with the commits that changed it.",
-    "Read that code, correct what the page says that no longer holds, and leave the rest of the wiki alone.",
-  ].join(" ");
-  return { title, guidance };
-}
-
 function pagesPhrase(pages: readonly string[]): string {
   return `${pages.length} page${pages.length === 1 ? "" : "s"} (${pages.join(", ")})`;
 }

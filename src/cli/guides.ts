@@ -109,6 +109,7 @@ export const GUIDES: Record<string, Guide> = {
     summary: "Queue an agent run that improves the whole wiki.",
     rows: [
       ["codealmanac garden", "queue a garden run"],
+      ["codealmanac garden --stale", "only the pages whose cited code changed, each with its diff"],
       ["codealmanac garden --guidance <text>", "steer the agent"],
       ["codealmanac garden --wait", "follow it; exit with its outcome"],
     ],

@@ -2,6 +2,7 @@ import { join } from "node:path";
 import type { RunRecord } from "../runs/model.js";
 import type { RunSpec } from "../runs/spec.js";
 import type { SourceBrief } from "../sources/model.js";
+import type { StalePageBrief } from "./context/stale.js";
 
 /**
  * The prompt an agent receives: stable instructions, the run's runtime context as JSON,
@@ -14,6 +15,8 @@ import type { SourceBrief } from "../sources/model.js";
 export const SOURCE_BUDGET_CHARS = 60_000;
 /** Characters of wiki summary and findings a garden prompt carries. */
 export const GARDEN_BUDGET_CHARS = 24_000;
+/** Characters of evidence diffs a `garden --stale` prompt carries; the rest goes to files. */
+export const STALE_BUDGET_CHARS = 60_000;
 /** Characters of repository inventory a build prompt carries. */
 export const BUILD_BUDGET_CHARS = 16_000;
 
@@ -41,8 +44,17 @@ Fold the selected inputs into the existing wiki. The material is in the <source>
 Improve the wiki as a whole graph: merge duplicates, fix stale or unsupported claims, repair broken links and references, strengthen topics and hub pages. The runtime context's \`garden\` object summarizes the wiki (largest topics, most-linked pages, pages nothing links to, recent changes) and its current findings, sampled when there are many (\`codealmanac validate --json\` lists them all). Errors that exist now do not fail this run; errors you introduce do. Current code is the truth: when you check or correct a claim about code, point its source's \`lines\` at where the code now shows it. Avoid churn.`,
 };
 
+/** `garden --stale`: only these pages, each with what changed under it. */
+const STALE_GARDEN = `# Garden operation: stale pages
+The code cited by the pages in the runtime context's \`stale_pages\` changed since each page was verified. These pages are the whole task: do not edit, create or delete any other page. For each one, read the page and what changed under it: its \`<stale-page>\` block below the runtime context lists the page's drifting evidence and holds the diff of each changed or missing file since the commit the page was verified at, committed and uncommitted changes together (when a block says it was cut, the whole material is in the file it names). Check the page's claims against the code as it is now, then either:
+- correct it: rewrite what the change made wrong, point each source's \`lines\` at where the code now shows the claim, and drop or replace a source whose file is gone; or
+- confirm it: when every claim still holds, leave the page file exactly as it is. CodeAlmanac then records the page as verified against the current code.
+Errors that exist now do not fail this run; errors you introduce do. The first line of your final answer says which pages you corrected and which you confirmed.`;
+
 export interface PromptMaterial {
   sources?: SourceBrief[];
+  /** `garden --stale`: the targeted pages still stale when the run started, and those no longer stale. */
+  stale?: { pages: StalePageBrief[]; noLongerStale: string[] };
   garden?: unknown;
   build?: unknown;
 }
@@ -58,12 +70,18 @@ export function renderPrompt(record: RunRecord, spec: RunSpec, almanacPath: stri
     manual_root: join(almanacPath, "manual"),
     ...(material.sources ? { sources: material.sources.map(sourceSummary) } : {}),
     ...(material.garden !== undefined ? { garden: material.garden } : {}),
+    ...(material.stale ? { stale_pages: material.stale.pages.map(staleSummary) } : {}),
     ...(material.build !== undefined ? { repository_inventory: material.build } : {}),
     guidance: spec.guidance,
     source_control: sourceControl(spec.auto_commit),
   };
-  const blocks = material.sources?.length ? `\nSource material:\n\n${material.sources.map(sourceBlock).join("\n\n")}\n` : "";
-  return `${KERNEL}\n\n---\n\n${OPERATIONS[spec.kind]}\n\nrun_id: ${record.runId}\n\nRuntime context:\n${JSON.stringify(context, null, 2)}\n${blocks}`;
+  const blocks = material.sources?.length
+    ? `\nSource material:\n\n${material.sources.map(sourceBlock).join("\n\n")}\n`
+    : material.stale?.pages.length
+      ? `\nEvidence diffs:\n\n${material.stale.pages.map(staleBlock).join("\n\n")}\n`
+      : "";
+  const operation = material.stale ? STALE_GARDEN : OPERATIONS[spec.kind];
+  return `${KERNEL}\n\n---\n\n${operation}\n\nrun_id: ${record.runId}\n\nRuntime context:\n${JSON.stringify(context, null, 2)}\n${blocks}`;
 }
 
 function sourceSummary(brief: SourceBrief, index: number) {
@@ -87,6 +105,28 @@ function sourceBlock(brief: SourceBrief, index: number): string {
   return `<source n="${index + 1}" title="${brief.title.replace(/"/g, "'")}"${cut}>\n${body}\n</source>`;
 }
 
+/** Counts only: the evidence itself is in the page's block, within the budget. */
+function staleSummary(brief: StalePageBrief, index: number) {
+  return {
+    page: index + 1,
+    slug: brief.slug,
+    file: brief.file,
+    verified_at: brief.verified_at,
+    stale_evidence: brief.stale.length,
+    moved_evidence: brief.moved.length,
+    characters: brief.totalChars,
+    truncated: brief.truncated,
+    ...(brief.materialPath ? { full_material: brief.materialPath } : {}),
+  };
+}
+
+/** A page's material in a delimited block; a closing tag inside a diff is escaped so it cannot end the block early. */
+function staleBlock(brief: StalePageBrief, index: number): string {
+  const body = brief.text.trimEnd().replace(/<\/stale-page>/gi, "<\\/stale-page>");
+  const cut = brief.truncated ? ` truncated="true" full_material="${brief.materialPath}"` : "";
+  return `<stale-page n="${index + 1}" slug="${brief.slug.replace(/"/g, "'")}"${cut}>\n${body}\n</stale-page>`;
+}
+
 /** What happens to the wiki changes after the run: the product commits them, the agent never does. */
 function sourceControl(autoCommit: boolean) {
   return {
@@ -97,14 +137,21 @@ function sourceControl(autoCommit: boolean) {
   };
 }
 
-export function preparationMessage(spec: RunSpec, sources?: SourceBrief[]): string {
+export function preparationMessage(spec: RunSpec, material: PromptMaterial = {}): string {
+  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
   switch (spec.kind) {
     case "build":
       return "prepared minimal wiki and repository inventory";
-    case "garden":
-      return "prepared garden context";
+    case "garden": {
+      if (!material.stale) return "prepared garden context";
+      const { pages, noLongerStale } = material.stale;
+      const cut = pages.filter((p) => p.truncated).length;
+      const named = noLongerStale.slice(0, 5).join(", ") + (noLongerStale.length > 5 ? ` and ${noLongerStale.length - 5} more` : "");
+      const gone = noLongerStale.length ? `; ${plural(noLongerStale.length, "targeted page")} no longer stale: ${named}` : "";
+      return `prepared the evidence diffs of ${plural(pages.length, "stale page")}${cut ? ` (${cut} cut to fit the prompt; full diffs in the run folder)` : ""}${gone}`;
+    }
     case "ingest": {
-      const list = sources ?? [];
+      const list = material.sources ?? [];
       const cut = list.filter((b) => b.truncated).length;
       const count = `${list.length} source${list.length === 1 ? "" : "s"}`;
       return `prepared ${count}${cut ? ` (${cut} cut to fit the prompt; full material in the run folder)` : ""}`;

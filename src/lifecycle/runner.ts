@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { indexPath, statePaths } from "../core/paths.js";
 import type { CommandRunner } from "../core/command.js";
 import { oneLine, ProductError } from "../core/errors.js";
-import type { FailureCategory, RunRecord } from "../runs/model.js";
+import type { FailureCategory, PageChanges, RunRecord } from "../runs/model.js";
 import type { RunSpec } from "../runs/spec.js";
 import type { RunRecorder } from "../runs/access.js";
 import type { OperationRunner } from "../queue/executor.js";
@@ -15,10 +15,14 @@ import type { IndexService, WikiIndex } from "../index/service.js";
 import type { ValidationIssue } from "../index/views/validate.js";
 import { diffPages } from "../index/views/pages.js";
 import type { SourceBrief } from "../sources/model.js";
+import type { PageDrift } from "../evidence/types.js";
+import type { StalePageBrief } from "./context/stale.js";
+import { staleOutcome, uneditedTargets, type StaleTarget } from "./stale-outcome.js";
 import {
   BUILD_BUDGET_CHARS,
   GARDEN_BUDGET_CHARS,
   SOURCE_BUDGET_CHARS,
+  STALE_BUDGET_CHARS,
   renderPrompt,
   preparationMessage,
   type PromptMaterial,
@@ -33,6 +37,8 @@ export interface RunMaterials {
   sources(spec: RunSpec, context: { repositoryRoot: string; workDir: string; budgetChars: number }): Promise<SourceBrief[]>;
   garden(index: WikiIndex, issues: ValidationIssue[], budgetChars: number): Promise<unknown>;
   build(root: string, budgetChars: number): Promise<unknown>;
+  /** `garden --stale`: each page's stale evidence with the diffs of its files since it was verified. */
+  stale(index: WikiIndex, pages: readonly PageDrift[], context: { repositoryRoot: string; workDir: string; budgetChars: number }): Promise<StalePageBrief[]>;
 }
 
 export interface LifecycleDeps {
@@ -40,6 +46,8 @@ export interface LifecycleDeps {
   index: IndexService;
   harness: (kind: HarnessKind) => Promise<HarnessAdapter>;
   materials: RunMaterials;
+  /** What `ca drift` says of these pages now (never called with none). */
+  drift: (index: WikiIndex, slugs: readonly string[]) => Promise<PageDrift[]>;
   commands: CommandRunner;
   /** The run's own folder in the state root. */
   runDir: (runId: string) => string;
@@ -94,6 +102,13 @@ export class LifecycleRunner implements OperationRunner {
       const { adapter, version } = await phase("harness_readiness", () => this.ready(spec.harness));
       const { index, issues } = await phase("indexing", () => this.baseline(record));
       const material = await this.prepare(record, spec, index, issues);
+      if (material.stale && material.stale.pages.length === 0) {
+        // Every targeted page is fresh (or gone) by now: nothing for an agent to do.
+        const none = { targets: [], changes: { created: [], updated: [], deleted: [] }, stillStale: new Set<string>(), unstamped: [] };
+        runs.recordStalePages(record.runId, staleOutcome({ ...none, noLongerStale: material.stale.noLongerStale }));
+        runs.finishRun(record.runId, now(), { status: "done", summary: "nothing to garden: the targeted pages are no longer stale" });
+        return;
+      }
       const prompt = renderPrompt(record, spec, index.almanacPath, material);
       const pagesBefore = await index.pageFingerprints();
       const before = await phase("internal_error", () => takeSnapshot(record.repositoryRoot, this.deps.commands, this.deps.env));
@@ -118,10 +133,13 @@ export class LifecycleRunner implements OperationRunner {
       runs.recordPageChanges(record.runId, pageChanges);
       await phase("wiki_validation", async () => gate(issues, await index.issues()));
       const summary = result.summary ?? `${spec.kind} completed`;
+      // A stale page the agent left as it was is confirmed: it is stamped as verified now, with the pages it wrote.
+      const confirmed = material.stale ? uneditedTargets(staleTargets(material.stale), pageChanges) : [];
       // The seam before the commit: the evidence stamp, then the secret gate, in that order,
       // so what they write or refuse is what gets committed (or not).
-      await phase("internal_error", () => this.stamp(record, index, [...pageChanges.created, ...pageChanges.updated]));
+      const stamped = await phase("internal_error", () => this.stamp(record, index, [...pageChanges.created, ...pageChanges.updated, ...confirmed]));
       await phase("internal_error", () => this.commit(record, spec, before, summary));
+      if (material.stale) await phase("internal_error", () => this.recordStale(record, index, material.stale!, pageChanges, stamped));
       runs.finishRun(record.runId, now(), { status: "done", summary });
     } catch (error) {
       const category = error instanceof PhaseFailure ? error.category : "internal_error";
@@ -203,13 +221,55 @@ export class LifecycleRunner implements OperationRunner {
       const workDir = this.deps.runDir(record.runId);
       const context = { repositoryRoot: record.repositoryRoot, workDir, budgetChars: SOURCE_BUDGET_CHARS };
       material.sources = await phase("source_preparation", () => materials.sources(spec, context));
+    } else if (spec.kind === "garden" && spec.stale_pages) {
+      const targets = spec.stale_pages;
+      const stillStale = await phase("indexing", () => this.stillStale(index, targets));
+      const context = { repositoryRoot: record.repositoryRoot, workDir: this.deps.runDir(record.runId), budgetChars: STALE_BUDGET_CHARS };
+      const pages = stillStale.length > 0 ? await phase("source_preparation", () => materials.stale(index, stillStale, context)) : [];
+      const named = new Set(pages.map((page) => page.slug));
+      material.stale = { pages, noLongerStale: targets.filter((slug) => !named.has(slug)) };
     } else if (spec.kind === "garden") {
       material.garden = await phase("indexing", () => materials.garden(index, issues, GARDEN_BUDGET_CHARS));
     } else {
       material.build = await phase("internal_error", () => materials.build(record.repositoryRoot, BUILD_BUDGET_CHARS));
     }
-    await phase("internal_error", () => this.deps.runs.appendEvent(record.runId, this.deps.now(), "message", preparationMessage(spec, material.sources)));
+    await phase("internal_error", () => this.deps.runs.appendEvent(record.runId, this.deps.now(), "message", preparationMessage(spec, material)));
     return material;
+  }
+
+  /** The targeted pages that exist and that drift still calls stale, as drift judges them now. */
+  private async stillStale(index: WikiIndex, targets: readonly string[]): Promise<PageDrift[]> {
+    const existing = await index.pageFingerprints();
+    const present = [...new Set(targets)].filter((slug) => existing.has(slug));
+    if (present.length === 0) return [];
+    return (await this.deps.drift(index, present)).filter((page) => page.status === "stale");
+  }
+
+  /**
+   * What the run did with its stale pages (stale-outcome.ts), recorded on the run and announced;
+   * pages still stale and pages the agent was not asked to change are warnings.
+   */
+  private async recordStale(record: RunRecord, index: WikiIndex, stale: NonNullable<PromptMaterial["stale"]>, changes: PageChanges, stamped: EvidenceStampReport | null): Promise<void> {
+    const { runs, now } = this.deps;
+    const targets = staleTargets(stale);
+    const deleted = new Set(changes.deleted);
+    const remaining = targets.map((target) => target.slug).filter((slug) => !deleted.has(slug));
+    const stillStale = new Set<string>();
+    try {
+      if (remaining.length > 0) for (const page of await this.deps.drift(index, remaining)) if (page.status === "stale") stillStale.add(page.slug);
+    } catch (error) {
+      runs.appendEvent(record.runId, now(), "warning", `could not check which pages are still stale: ${oneLine(error)}`);
+    }
+    const outcome = staleOutcome({ targets, changes, stillStale, unstamped: stamped?.unstamped ?? [], noLongerStale: stale.noLongerStale });
+    runs.recordStalePages(record.runId, outcome);
+    const { confirmed, corrected, left_stale: leftStale } = outcome;
+    runs.appendEvent(record.runId, now(), "message", `stale pages: ${confirmed.length} confirmed, ${corrected.length} corrected, ${leftStale.length} left stale`, outcome);
+    if (leftStale.length > 0) {
+      runs.appendEvent(record.runId, now(), "warning", `${leftStale.length} page${leftStale.length === 1 ? " is" : "s are"} still stale after the run: ${listed(leftStale)}`);
+    }
+    const targeted = new Set(outcome.targeted);
+    const others = [...changes.created, ...changes.updated, ...changes.deleted].filter((slug) => !targeted.has(slug));
+    if (others.length > 0) runs.appendEvent(record.runId, now(), "warning", `the run changed pages it was not asked to: ${listed(others)}`);
   }
 
   private runAgent(
@@ -259,7 +319,7 @@ export class LifecycleRunner implements OperationRunner {
    * each file source gets the fingerprint of what it cites and the HEAD it was read at. A
    * failure here is a warning: the run's work is still committed, unstamped.
    */
-  private async stamp(record: RunRecord, index: WikiIndex, slugs: string[]): Promise<void> {
+  private async stamp(record: RunRecord, index: WikiIndex, slugs: string[]): Promise<EvidenceStampReport | null> {
     const { runs, now } = this.deps;
     let report: EvidenceStampReport;
     try {
@@ -267,7 +327,7 @@ export class LifecycleRunner implements OperationRunner {
       report = await stampEvidence(index, slugs, head);
     } catch (error) {
       runs.appendEvent(record.runId, now(), "warning", `evidence not stamped: ${oneLine(error)}`);
-      return;
+      return null;
     }
     if (report.sources > 0) {
       const pages = `${report.pages} page${report.pages === 1 ? "" : "s"}`;
@@ -278,6 +338,7 @@ export class LifecycleRunner implements OperationRunner {
     if (unstamped) {
       runs.appendEvent(record.runId, now(), "warning", unstamped, { unstamped: report.unstamped.slice(0, UNSTAMPED_LIMIT), count: report.unstamped.length });
     }
+    return report;
   }
 
   /**
@@ -330,6 +391,15 @@ export class LifecycleRunner implements OperationRunner {
       throw new PhaseFailure("internal_error", error);
     }
   }
+}
+
+/** Slugs for one line: the first ten, then how many more. */
+function listed(slugs: readonly string[]): string {
+  return slugs.slice(0, 10).join(", ") + (slugs.length > 10 ? ` and ${slugs.length - 10} more` : "");
+}
+
+function staleTargets(stale: NonNullable<PromptMaterial["stale"]>): StaleTarget[] {
+  return stale.pages.map((page) => ({ slug: page.slug, staleSources: page.stale.map((source) => source.id) }));
 }
 
 /** At most this many unstamped sources go into the warning's payload (its count says how many there were); a big garden run may have thousands. */

@@ -22,8 +22,20 @@ export type SourceResolver = (
   context: { cwd: string; repositoryRoot: string; confined?: boolean },
 ) => Promise<{ sources: unknown[]; labels: string[] }>;
 
+/** The pages `ca drift` calls stale in a repository's wiki now, and its notice (outside git). */
+export type StalePageFinder = (repository: Repository) => Promise<{ slugs: string[]; notice: string | null }>;
+
+/** What `garden --stale` did: the run it queued for the stale pages, or none when no page is stale. */
+export interface StaleGarden {
+  repository: string;
+  stale: string[];
+  notice: string | null;
+  receipt: Receipt | null;
+}
+
 export interface LifecycleServiceDeps {
   repositories: RepositoriesService;
+  stalePages: StalePageFinder;
   producer: ProducerDeps;
   config: () => Config;
   /** The environment agent CLIs are looked up in. */
@@ -41,6 +53,15 @@ export interface OperationOptions {
    * and the agents' transcript folders are answered as missing (src/sources/resolve/confine.ts).
    */
   confined?: boolean;
+}
+
+function checkTexts(options: OperationOptions): void {
+  for (const [flag, value] of [
+    ["--title", options.title],
+    ["--guidance", options.guidance],
+  ] as const) {
+    if (value !== undefined && value.trim() === "") throw invalid(`${flag} must not be blank`);
+  }
 }
 
 /** The product verbs that queue agent work: init, ingest, garden and retry. */
@@ -93,6 +114,21 @@ export class LifecycleService {
     return this.queue(repository, "garden", this.harness(options), { inputs: [], sources: [] }, options);
   }
 
+  /**
+   * `garden --stale`: a garden run for exactly the pages drift calls stale now, named in its
+   * spec; nothing is queued when there are none (and then no agent needs to be installed).
+   */
+  async gardenStale(cwd: string, wiki: string | undefined, options: OperationOptions): Promise<StaleGarden> {
+    const repository = this.deps.repositories.select(cwd, wiki);
+    checkTexts(options);
+    containedAlmanacPath(repository.rootPath);
+    const { slugs, notice } = await this.deps.stalePages(repository);
+    if (slugs.length === 0) return { repository: repository.name, stale: [], notice, receipt: null };
+    const spec: RunSpec = { ...this.spec("garden", this.harness(options), { inputs: [], sources: [] }, options), stale_pages: slugs };
+    const { receipt } = enqueueAndWake(this.deps.producer, { repository, kind: "garden", spec });
+    return { repository: repository.name, stale: slugs, notice, receipt };
+  }
+
   /** Queues a failed or cancelled run's spec again as a new run. */
   retry(runId: string): { receipt: Receipt; kind: RunKind } {
     const { runs } = this.deps.producer;
@@ -114,12 +150,7 @@ export class LifecycleService {
   }
 
   private harness(options: OperationOptions) {
-    for (const [flag, value] of [
-      ["--title", options.title],
-      ["--guidance", options.guidance],
-    ] as const) {
-      if (value !== undefined && value.trim() === "") throw invalid(`${flag} must not be blank`);
-    }
+    checkTexts(options);
     const config = this.deps.config();
     return selectHarness({
       ...(options.using !== undefined ? { using: options.using } : {}),

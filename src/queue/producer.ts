@@ -98,8 +98,11 @@ export function defaultTitle(spec: RunSpec): string {
   switch (spec.kind) {
     case "build":
       return "Build wiki";
-    case "garden":
-      return "Garden wiki";
+    case "garden": {
+      const stale = spec.stale_pages ?? [];
+      if (stale.length === 0) return "Garden wiki";
+      return stale.length === 1 ? `Garden stale page ${stale[0]}` : `Garden ${stale.length} stale pages`;
+    }
     case "ingest":
       return spec.inputs.length === 1 ? `Ingest ${spec.inputs[0]}` : `Ingest ${spec.inputs.length} sources`;
   }

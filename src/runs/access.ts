@@ -1,5 +1,5 @@
 import type { Finish } from "./transitions.js";
-import type { PageChanges, RunChanges, RunEvent, RunEventKind, RunKind, RunRecord, RunStatus, Transition, WikiCommit } from "./model.js";
+import type { PageChanges, RunChanges, RunEvent, RunEventKind, RunKind, RunRecord, RunStatus, StalePagesOutcome, Transition, WikiCommit } from "./model.js";
 
 /**
  * The narrow views of the run ledger that other domains are handed. `RunStore` implements
@@ -42,4 +42,5 @@ export interface RunRecorder {
   recordPageChanges(runId: string, changes: PageChanges): void;
   recordChanges(runId: string, changes: RunChanges): void;
   recordWikiCommit(runId: string, commit: WikiCommit): void;
+  recordStalePages(runId: string, outcome: StalePagesOutcome): void;
 }

@@ -48,6 +48,16 @@ export function runSummaryJson(r: RunRecord) {
     change_notes: r.changes && r.changes.notes.length > 0 ? r.changes.notes : null,
     // The product's own commit of the wiki changes; `commits` are the agent's.
     wiki_commit: r.wikiCommit ? { sha: r.wikiCommit.sha, subject: r.wikiCommit.subject, files: r.wikiCommit.files } : null,
+    // `garden --stale`: the pages it confirmed, corrected and left stale (null for any other run).
+    stale_pages: r.stalePages
+      ? {
+          targeted: r.stalePages.targeted,
+          confirmed: r.stalePages.confirmed,
+          corrected: r.stalePages.corrected,
+          left_stale: r.stalePages.left_stale,
+          no_longer_stale: r.stalePages.no_longer_stale,
+        }
+      : null,
     harness_transcript: r.harness
       ? { kind: r.harness.kind, session_id: r.harness.sessionId, transcript_path: r.harness.transcriptPath }
       : null,

@@ -56,6 +56,19 @@ export interface WikiCommit {
   files: number;
 }
 
+/**
+ * What a `garden --stale` run did with the stale pages it targeted. Each page is in one list:
+ * left unedited (confirmed, and re-stamped), edited or removed (corrected), or still stale after
+ * the run; `no_longer_stale` were targeted when queued but fresh (or gone) when the run started.
+ */
+export interface StalePagesOutcome {
+  targeted: string[];
+  confirmed: string[];
+  corrected: string[];
+  left_stale: string[];
+  no_longer_stale: string[];
+}
+
 export interface RunRecord {
   runId: string;
   seq: number;
@@ -78,6 +91,7 @@ export interface RunRecord {
   pageChanges: PageChanges | null;
   changes: RunChanges | null;
   wikiCommit: WikiCommit | null;
+  stalePages: StalePagesOutcome | null;
   logPath: string;
   retryOf: string | null;
   claimSeq: number | null;

@@ -76,4 +76,9 @@ export const runMigrations: Migration[] = [
     name: "the product's commit of a run's wiki changes",
     up: (db) => db.exec("ALTER TABLE runs ADD COLUMN wiki_commit_json TEXT"),
   },
+  {
+    version: 8,
+    name: "what a garden --stale run did with its stale pages",
+    up: (db) => db.exec("ALTER TABLE runs ADD COLUMN stale_pages_json TEXT"),
+  },
 ];

@@ -21,6 +21,9 @@ export const RunSpecSchema = z
     title: z._default(z.nullable(nonBlank), null),
     guidance: z._default(z.nullable(nonBlank), null),
     auto_commit: z._default(z.boolean(), true),
+    // `garden --stale`: the pages drift called stale when the run was queued, the only ones
+    // the run looks at (their evidence diffs are computed when it runs).
+    stale_pages: z.optional(z.array(nonBlank)),
   })
   .check(
     z.refine((spec) => spec.kind !== "ingest" || spec.inputs.length > 0, {
@@ -30,6 +33,10 @@ export const RunSpecSchema = z
     z.refine((spec) => spec.kind === "ingest" || spec.inputs.length === 0, {
       message: "only an ingest run takes inputs",
       path: ["inputs"],
+    }),
+    z.refine((spec) => spec.stale_pages === undefined || (spec.kind === "garden" && spec.stale_pages.length > 0), {
+      message: "only a garden run targets stale pages, and at least one",
+      path: ["stale_pages"],
     }),
   );
 

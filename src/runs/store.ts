@@ -13,6 +13,7 @@ import {
   type RunStatus,
   type TerminalStatus,
   type Transition,
+  type StalePagesOutcome,
   type WikiCommit,
 } from "./model.js";
 import type { RunSpec, SpecParse } from "./spec.js";
@@ -71,6 +72,7 @@ interface RunRow {
   page_changes_json: string | null;
   changes_json?: string | null;
   wiki_commit_json?: string | null;
+  stale_pages_json?: string | null;
   log_path: string;
   retry_of: string | null;
   last_event_at?: number | null;
@@ -112,6 +114,7 @@ function toRecord(row: RunRow): RunRecord {
     pageChanges: row.page_changes_json ? (JSON.parse(row.page_changes_json) as PageChanges) : null,
     changes: row.changes_json ? (JSON.parse(row.changes_json) as RunChanges) : null,
     wikiCommit: row.wiki_commit_json ? (JSON.parse(row.wiki_commit_json) as WikiCommit) : null,
+    stalePages: row.stale_pages_json ? (JSON.parse(row.stale_pages_json) as StalePagesOutcome) : null,
     logPath: row.log_path,
     retryOf: row.retry_of,
     claimSeq: row.claim_seq,
@@ -429,6 +432,11 @@ export class RunStore implements RunReads, RunFootprints, RunRecorder {
   /** The commit the product made of the run's wiki changes. */
   recordWikiCommit(runId: string, commit: WikiCommit): void {
     this.db.prepare("UPDATE runs SET wiki_commit_json = ? WHERE run_id = ?").run(JSON.stringify(commit), runId);
+  }
+
+  /** What a `garden --stale` run did with the stale pages it targeted. */
+  recordStalePages(runId: string, outcome: StalePagesOutcome): void {
+    this.db.prepare("UPDATE runs SET stale_pages_json = ? WHERE run_id = ?").run(JSON.stringify(outcome), runId);
   }
 
   /**

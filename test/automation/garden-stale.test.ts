@@ -123,7 +123,7 @@ describe("the scheduled garden after the default branch moved", () => {
     expect(note).toEqual({ repository: "repo", mode: "stale", run_id: job.run_id, stale_pages: ["arch/queue"] });
     expect(job).toMatchObject({ kind: "garden", title: "Garden stale page arch/queue", repository: "repo" });
     expect(spec.kind).toBe("garden");
-    expect(spec.guidance).toContain("arch/queue");
+    expect(spec.stale_pages).toEqual(["arch/queue"]);
     expect(result.stderr).toContain(`queued ${job.run_id} for repo: stale garden of 1 page (arch/queue)`);
     const status = box.run(["automation", "status", "garden"]).stdout;
     expect(status).toContain(`garden     repo: stale garden ${job.run_id} (1 stale page: arch/queue)`);

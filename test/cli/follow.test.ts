@@ -39,6 +39,7 @@ function record(overrides: Partial<RunRecord> = {}): RunRecord {
     pageChanges: null,
     changes: null,
     wikiCommit: null,
+    stalePages: null,
     logPath: "/state/logs/run.log",
     retryOf: null,
     claimSeq: null,

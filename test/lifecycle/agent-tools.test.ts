@@ -77,7 +77,12 @@ describe("every command the prompt names is one the agent's harness permits", ()
   const record = { runId: "garden-1", repositoryName: "repo", repositoryRoot: "/repo" } as RunRecord;
   const spec = (kind: RunSpec["kind"], autoCommit: boolean) =>
     ({ version: 1, kind, harness: "claude", model: "m", inputs: kind === "ingest" ? ["notes.md"] : [], sources: [], title: null, guidance: null, auto_commit: autoCommit }) as RunSpec;
-  const prompts = (["build", "ingest", "garden"] as const).flatMap((kind) => [true, false].map((on) => renderPrompt(record, spec(kind, on), "/repo/almanac")));
+  const stalePage = { slug: "concepts/a", file: "almanac/concepts/a.md", verified_at: null, stale: [], moved: [], text: "", totalChars: 0, truncated: false };
+  const prompts = [
+    ...(["build", "ingest", "garden"] as const).flatMap((kind) => [true, false].map((on) => renderPrompt(record, spec(kind, on), "/repo/almanac"))),
+    // garden --stale: its own instructions.
+    ...[true, false].map((on) => renderPrompt(record, { ...spec("garden", on), stale_pages: ["concepts/a"] }, "/repo/almanac", { stale: { pages: [stalePage], noLongerStale: [] } })),
+  ];
   const tools = { commands: { executable: AGENT_EXECUTABLE, subcommands: AGENT_SUBCOMMANDS, writableRoots: ["/state/runs/r/agent/state", "/state/runs/r/agent/tmp"] } };
 
   test("the codealmanac commands: all of them, and only them, pass Claude's Bash rules", () => {

@@ -7,15 +7,20 @@
  * and writes a real transcript under `CLAUDE_CONFIG_DIR`.
  */
 import { afterEach, describe, expect, test } from "vitest";
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { fileLines, rangeFingerprint } from "../../src/wiki/evidence.js";
 import type { Sandbox } from "../support/cli.js";
 import { waitForIdle } from "../queue/support.js";
 import { bashScript, startAnthropicStandIn, toolResults, type AnthropicStandIn, type StandInReply } from "./anthropic-stand-in.js";
 import {
   committed,
+  pageCitingNotes,
   pathWithout,
   permittedCommands,
+  repoWithStalePage,
+  requestText,
   CLAUDE_VERSION,
   OFFLINE_CLAUDE_ENV,
   probeClaude,
@@ -165,6 +170,53 @@ describe.skipIf(probe.skip !== null)(suiteName, () => {
     expect(agent[0]!.body).toContain(`run_id: ${show.run_id}`);
     expect(agent[0]!.body).toContain("The quetzalcoatl queue drains first in, first out.");
     expect(standIn.unknown.map((request) => `${request.method} ${request.url}`)).toEqual([]);
+  });
+
+  test("a finished run stamps the page the real CLI wrote: the fingerprint of the lines it cites and the HEAD it read them at", { timeout: 60_000 }, async () => {
+    requireClaude();
+    const script: StandInReply[] = [];
+    standIn = await startAnthropicStandIn({ script });
+    box = claudeSandbox(standIn).box;
+    const root = repoWithNotes(box);
+    const head = spawnSync("git", ["rev-parse", "HEAD"], { cwd: root, encoding: "utf8" }).stdout.trim();
+    const pagePath = join(root, "almanac", "concepts", "real-agent.md");
+    const page = pageCitingNotes("Real agent", "quetzalcoatl");
+    script.push(
+      { type: "tool_use", id: "toolu_standin_write_cited", name: "Write", input: { file_path: pagePath, content: page } },
+      { type: "text", text: "Added concepts/real-agent, citing the notes." },
+    );
+    const result = await box.runAsync(["ingest", "notes.md", "--using", "claude", "--wait", "--json"], { cwd: root });
+    const show = result.json<JobRecord>();
+    expect(show.status, diagnostics(box, show.run_id, standIn)).toBe("done");
+
+    const print = rangeFingerprint(fileLines(readFileSync(join(root, "notes.md"), "utf8")), { start: 3, end: 3 })!;
+    const stamped = page.replace("lines: 3}", `lines: 3, fingerprint: ${print}, verified_at: ${head}}`);
+    expect(readFileSync(pagePath, "utf8")).toBe(stamped);
+    expect(spawnSync("git", ["show", "HEAD:almanac/concepts/real-agent.md"], { cwd: root, encoding: "utf8" }).stdout).toBe(stamped);
+    const drift = box.run(["drift", "--all", "--json"], { cwd: root }).json<{ pages: { slug: string; status: string }[] }>();
+    expect(drift.pages.find((p) => p.slug === "concepts/real-agent")?.status).toBe("fresh");
+  });
+
+  test("garden --stale: the model is asked about the stale page alone, with its diff; left as it is, the page is confirmed and fresh", { timeout: 60_000 }, async () => {
+    requireClaude();
+    standIn = await startAnthropicStandIn({ script: [{ type: "text", text: "Confirmed concepts/alpaca: the page still holds." }] });
+    box = claudeSandbox(standIn).box;
+    const { root, verified, stale, fresh } = repoWithStalePage(box);
+    const result = await box.runAsync(["garden", "--stale", "--using", "claude", "--wait", "--json"], { cwd: root });
+    const show = result.json<JobRecord & { stale_pages: Record<string, string[]> | null }>();
+    expect(show.status, diagnostics(box, show.run_id, standIn)).toBe("done");
+
+    const agent = standIn.requests.filter((request) => request.role === "agent");
+    expect(agent).toHaveLength(1);
+    const prompt = requestText(agent[0]!.body);
+    expect(prompt).toContain(`<stale-page n="1" slug="${stale}">\n# ${stale} (almanac/${stale}.md, verified at ${verified.slice(0, 12)})\n\nStale evidence:\n- [@code] src/alpaca.ts lines 2: changed: `);
+    expect(prompt).toContain(`\n## src/alpaca.ts since ${verified.slice(0, 12)} (cited by [@code] lines 2)\ndiff --git`);
+    expect(prompt).toContain("-export const alpacaLimit = 2;\n+export const alpacaLimit = 20;\n</stale-page>");
+    expect(prompt).not.toContain(fresh);
+    expect(prompt).not.toContain("okapi");
+
+    expect(show.stale_pages).toEqual({ targeted: [stale], confirmed: [stale], corrected: [], left_stale: [], no_longer_stale: [] });
+    expect(box.run(["drift", "--json"], { cwd: root }).json()).toMatchObject({ pages: [] });
   });
 
   test("the codealmanac commands the prompt names pass Claude Code's permissions; the product commits the page, and only the page", { timeout: 60_000 }, async () => {

@@ -203,3 +203,51 @@ export function stageUserFile(root: string, path = "src/staged.ts"): string {
   spawnSync("git", ["add", path], { cwd: root });
   return path;
 }
+
+/** Every string in a request body, joined: the prompt as the model got it, whatever the API's message shape. */
+export function requestText(body: string): string {
+  const strings: string[] = [];
+  const walk = (value: unknown): void => {
+    if (typeof value === "string") strings.push(value);
+    else if (Array.isArray(value)) value.forEach(walk);
+    else if (value !== null && typeof value === "object") Object.values(value).forEach(walk);
+  };
+  walk(JSON.parse(body));
+  return strings.join("\n");
+}
+
+/** A page citing line 3 of the notes `repoWithNotes` writes, for the evidence stamp. */
+export function pageCitingNotes(title: string, marker: string): string {
+  return [
+    "---",
+    `title: ${title}`,
+    `summary: A page written by the real CLI, citing the notes.`,
+    "topics: [concepts]",
+    "sources:",
+    "  - {id: notes, type: file, path: notes.md, lines: 3}",
+    "---",
+    "",
+    `# ${title}`,
+    "",
+    `The ${marker} marker proves this page came from a real tool call; the queue drains first in, first out [@notes].`,
+    "",
+  ].join("\n");
+}
+
+/**
+ * A git repository with two pages, each citing its own file, whose cited code then changed
+ * under one of them (in a later commit): `garden --stale` must give the agent that page alone.
+ */
+export function repoWithStalePage(box: Sandbox): { root: string; verified: string; stale: string; fresh: string } {
+  const page = (title: string, path: string) =>
+    ["---", `title: ${title}`, "topics: [concepts]", "sources:", `  - {id: code, type: file, path: ${path}, lines: 2}`, "---", "", `# ${title}`, "", `Its second line holds the constant [@code].`, ""].join("\n");
+  const root = writeWiki(join(box.dir, "repo"), { "concepts/alpaca.md": page("Alpaca", "src/alpaca.ts"), "concepts/okapi.md": page("Okapi", "src/okapi.ts") });
+  mkdirSync(join(root, "src"));
+  writeFileSync(join(root, "src", "alpaca.ts"), "export const first = 1;\nexport const alpacaLimit = 2;\n");
+  writeFileSync(join(root, "src", "okapi.ts"), "export const first = 1;\nexport const okapiLimit = 2;\n");
+  commitAll(root);
+  const verified = spawnSync("git", ["rev-parse", "HEAD"], { cwd: root, encoding: "utf8" }).stdout.trim();
+  writeFileSync(join(root, "src", "alpaca.ts"), "export const first = 1;\nexport const alpacaLimit = 20;\n");
+  commitAll(root, "raise the limit");
+  return { root, verified, stale: "concepts/alpaca", fresh: "concepts/okapi" };
+}

@@ -28,6 +28,13 @@ describe("a spec", () => {
     }
   });
 
+  test("only a garden run targets stale pages, and at least one", () => {
+    expect(parse({ ...base, kind: "garden", stale_pages: ["concepts/a"] })).toMatchObject({ ok: true, spec: { stale_pages: ["concepts/a"] } });
+    expect(parse({ ...base, kind: "garden", stale_pages: [] })).toEqual({ ok: false, error: "spec is invalid: stale_pages: only a garden run targets stale pages, and at least one" });
+    expect(parse({ ...base, kind: "build", stale_pages: ["concepts/a"] })).toEqual({ ok: false, error: "spec is invalid: stale_pages: only a garden run targets stale pages, and at least one" });
+    expect(parse({ ...base, kind: "garden", stale_pages: [" "] })).toEqual({ ok: false, error: "spec is invalid: stale_pages.0: must not be blank" });
+  });
+
   test("a blank harness, model, input, title or guidance is refused, naming where", () => {
     expect(parse({ ...base, kind: "garden", harness: "  " })).toEqual({ ok: false, error: "spec is invalid: harness: must not be blank" });
     expect(parse({ ...base, kind: "garden", model: "" })).toEqual({ ok: false, error: "spec is invalid: model: must not be blank" });

@@ -37,6 +37,7 @@ function run(status: RunStatus, extra: Partial<RunRecord> = {}): RunRecord {
     pageChanges: null,
     changes: null,
     wikiCommit: null,
+    stalePages: null,
     logPath: "/tmp/run.log",
     retryOf: null,
     claimSeq: status === "queued" ? null : 1,

@@ -39,6 +39,7 @@ export const registerLifecycleCommands: RegisterCommands = (program, { act, json
     program
       .command("garden")
       .description("queue an agent run that improves the wiki as a whole")
+      .option("--stale", "only the pages whose cited code changed since they were verified (see `drift`), each with its diff")
       .addOption(wiki())
       .addOption(using())
       .option("--title <text>", "job title")
@@ -79,20 +80,33 @@ export async function ingest(ctx: CliContext, app: App, [inputs]: [string[]], op
   await report(ctx, app, opts, receipt, "ingest");
 }
 
-export async function garden(ctx: CliContext, app: App, _args: [], opts: QueueOptions & WikiOption & { title?: string }): Promise<void> {
-  const receipt = (await app.lifecycle()).garden(ctx.cwd, opts.wiki, operationOptions(opts));
-  await report(ctx, app, opts, receipt, "garden");
+export async function garden(ctx: CliContext, app: App, _args: [], opts: QueueOptions & WikiOption & { title?: string; stale?: true }): Promise<void> {
+  const lifecycle = await app.lifecycle();
+  if (!opts.stale) return report(ctx, app, opts, lifecycle.garden(ctx.cwd, opts.wiki, operationOptions(opts)), "garden");
+  const outcome = await lifecycle.gardenStale(ctx.cwd, opts.wiki, operationOptions(opts));
+  if (outcome.notice !== null && !opts.json) ctx.writeErr(`${outcome.notice}\n`);
+  if (outcome.receipt === null) {
+    if (opts.json) return ctx.json({ run_id: null, repository: outcome.repository, stale_pages: [] });
+    return ctx.write(`no stale pages in ${outcome.repository}: nothing to garden\n`);
+  }
+  const n = outcome.stale.length;
+  const named = outcome.stale.slice(0, 5).join(", ") + (n > 5 ? ` and ${n - 5} more` : "");
+  await report(ctx, app, opts, outcome.receipt, "garden", { json: { stale_pages: outcome.stale }, line: `${n} stale page${n === 1 ? "" : "s"}: ${named}` });
 }
 
-/** The receipt; with --wait, the run followed to its end (exit 0 done, 1 failed or cancelled, 130 detached). */
-async function report(ctx: CliContext, app: App, opts: QueueOptions, receipt: Receipt, kind: RunKind): Promise<void> {
+/**
+ * The receipt; with --wait, the run followed to its end (exit 0 done, 1 failed or cancelled, 130 detached).
+ * `extra` is what a receipt says beyond the run: fields of its JSON, and a line of its text.
+ */
+async function report(ctx: CliContext, app: App, opts: QueueOptions, receipt: Receipt, kind: RunKind, extra?: { json: object; line: string }): Promise<void> {
   if (!opts.wait) {
-    if (opts.json) return ctx.json(receipt);
-    return renderReceipt(ctx, receipt, kind);
+    if (opts.json) return ctx.json({ ...receipt, ...extra?.json });
+    return renderReceipt(ctx, receipt, kind, extra?.line);
   }
   if (!opts.json) {
     const ahead = receipt.runs_ahead > 0 ? ` · ${receipt.runs_ahead} ahead in the queue` : "";
     ctx.writeErr(`queued ${kind} ${receipt.run_id} in ${receipt.repository}${ahead} (Ctrl-C stops following; the job goes on)\n`);
+    if (extra) ctx.writeErr(`${extra.line}\n`);
   }
   const outcome = await followRun(ctx, app, receipt.run_id, { json: opts.json ? "none" : false });
   if (opts.json && outcome.record) ctx.json(runJson(outcome.record));

@@ -80,6 +80,15 @@ export function renderJob(ctx: CliContext, r: RunRecord, now: number): void {
       for (const slug of list) out.push(`  ${mark} ${s.blue(slug)}`);
     }
   }
+  if (r.stalePages) {
+    const { confirmed, corrected, left_stale: leftStale, no_longer_stale: noLonger } = r.stalePages;
+    const fresh = noLonger.length > 0 ? `, ${noLonger.length} no longer stale when it started` : "";
+    out.push(line("stale", `${confirmed.length} confirmed, ${corrected.length} corrected, ${leftStale.length} left stale${fresh}`));
+    for (const slug of confirmed) out.push(`  ${s.green("✓")} ${s.blue(slug)} ${s.dim("(confirmed)")}`);
+    for (const slug of corrected) out.push(`  ~ ${s.blue(slug)} ${s.dim("(corrected)")}`);
+    for (const slug of leftStale) out.push(`  ${s.yellow("!")} ${s.blue(slug)} ${s.yellow("(left stale)")}`);
+    for (const slug of noLonger) out.push(`  ${s.dim(`· ${slug} (no longer stale)`)}`);
+  }
   if (r.wikiCommit) {
     const { sha, subject, files } = r.wikiCommit;
     out.push(line("committed", `${sha.slice(0, 12)} ${subject} ${s.dim(`(${files} file${files === 1 ? "" : "s"})`)}`));

@@ -8,7 +8,8 @@ const HEADLINES: Record<string, string> = {
   garden: "Improving your CodeAlmanac in the background",
 };
 
-export function renderReceipt(ctx: CliContext, receipt: Receipt, kind: string): void {
+/** `detail`: one more line about what was queued (the stale pages of `garden --stale`). */
+export function renderReceipt(ctx: CliContext, receipt: Receipt, kind: string, detail?: string): void {
   const s = ctx.out;
   const box = roundedBox(
     ctx,
@@ -27,6 +28,7 @@ export function renderReceipt(ctx: CliContext, receipt: Receipt, kind: string): 
       ...box,
       "",
       s.dim(`  Job: ${receipt.run_id} · Repo: ${receipt.repository}${ahead}`),
+      ...(detail !== undefined ? [s.dim(`  ${detail}`)] : []),
       "",
     ].join("\n"),
   );
