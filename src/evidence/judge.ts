@@ -105,6 +105,8 @@ function judgeSource(source: Source, path: string, pageCommit: number | undefine
   if (where.content === "unreadable") return result("unknown", `${where.path} cannot be read`);
   const renamed = where.path !== path;
   const moved = (lines: string | null, why: string) => result("moved", why, { now: { path: where.path, lines } });
+  const pastEnd = (cited: LineRange, count: number) =>
+    result("missing", `lines ${formatLineRange(cited)} run past the end of ${where.path} (${count} line${count === 1 ? "" : "s"})`, { commits: shas });
   const changed = (what: string) => {
     const dirty = context.uncommitted.has(context.prefix + where.path);
     const why = shas.length > 0 ? `${what} changed in ${shas.length} commit${shas.length === 1 ? "" : "s"} since it was verified` : dirty ? `${what} has uncommitted changes` : `${what} differs from what was verified`;
@@ -115,7 +117,7 @@ function judgeSource(source: Source, path: string, pageCommit: number | undefine
     const now = linesOf(where.content);
     const anchor: Anchor =
       baseline.cited !== null ? anchorLines(now, baseline.range, baseline.cited) : anchorRange(now, baseline.range, baseline.fingerprint!);
-    if (anchor.status === "changed") return changed(`lines ${formatLineRange(baseline.range)} of ${path}`);
+    if (anchor.status === "changed") return now.length < baseline.range.end ? pastEnd(baseline.range, now.length) : changed(`lines ${formatLineRange(baseline.range)} of ${path}`);
     const lines = anchor.status === "moved" ? formatLineRange(anchor.range) : source.lines;
     if (anchor.status === "moved") return moved(lines, `the cited lines moved to ${renamed ? `${where.path}:` : "lines "}${lines}`);
     return renamed ? moved(lines, `${path} was renamed to ${where.path}`) : result("fresh", "unchanged");
@@ -123,6 +125,11 @@ function judgeSource(source: Source, path: string, pageCommit: number | undefine
   if (baseline.fingerprint !== null) {
     if (fileFingerprint(where.content) !== baseline.fingerprint) return changed(path);
     return renamed ? moved(null, `${path} was renamed to ${where.path}`) : result("fresh", "unchanged");
+  }
+  // Cited lines that are not there at all (the page cited past the end, or the file shrank).
+  if (range !== null) {
+    const count = linesOf(where.content).length;
+    if (count < range.end) return pastEnd(range, count);
   }
   // Only the commit is known: any later change to the file, committed or not, is a change.
   const dirty = context.uncommitted.has(context.prefix + where.path);

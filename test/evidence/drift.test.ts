@@ -96,6 +96,16 @@ describe("ca drift on unstamped evidence (verified at the page's last commit)", 
     expect(page.sources[0]).toMatchObject({ status: "changed", commits: [edit, expect.any(String)] });
   });
 
+  test("cited lines past the end of the file are missing, whether the file shrank or the page cited too far", () => {
+    const repo = repository({ "src/a.ts": numbered(30), "src/short.ts": numbered(5) }, [{ id: "block", path: "src/a.ts", lines: "25-28" }, { id: "far", path: "src/short.ts", lines: "8-9" }]);
+    const page = repo.queuePage();
+    expect(page.sources[1]).toMatchObject({ status: "missing", reason: "lines 8-9 run past the end of src/short.ts (5 lines)" });
+    repo.write("src/a.ts", numbered(20));
+    const shrink = repo.commit("shrink a");
+    expect(repo.queuePage().sources[0]).toMatchObject({ status: "missing", commits: [shrink], reason: "lines 25-28 run past the end of src/a.ts (20 lines)" });
+    expect(repo.queuePage().status).toBe("stale");
+  });
+
   test("lines outside the cited range may change: the source stays fresh", () => {
     const repo = repository({ "src/a.ts": numbered(30) }, [{ id: "block", path: "src/a.ts", lines: "10-12" }]);
     repo.write("src/a.ts", numbered(30).replace("line 25\n", "line twenty-five\n"));
