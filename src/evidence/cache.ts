@@ -9,8 +9,10 @@
 import { readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { SOURCE_STATUSES, type PageDrift, type SourceDrift } from "./types.js";
+import type { CountedCommits } from "./json.js";
 
-const VERSION = 3;
+const VERSION = 5;
+const TAB = 9;
 const UNCHANGED = "unchanged";
 
 export interface CacheKey {
@@ -25,13 +27,13 @@ export interface CacheKey {
  * history the commits since any commit are), else the commit numbers themselves.
  */
 type StoredSource = [string, string, string | null, number, number | number[], string?, string?, (string | null)?];
-/**
- * `[evidence digest, file, verified_at, page status, numbers of the files read (in `files`),
- * sources as JSON text]`: the sources stay text until a page is shown, since most reads print
- * only the drifting pages.
- */
-type StoredPage = [string, string, string | null, PageDrift["status"], number[], string];
 
+/**
+ * The file is a JSON header line (this shape, without `pages`), then one line per page:
+ * `slug JSON, digest, status, file numbers, verified_at, file JSON, sources JSON`, tab
+ * separated (JSON text never holds a raw tab or newline). A lookup reads only the fields
+ * up to the file numbers; the rest is parsed when the page is shown.
+ */
 interface CacheFile {
   version: number;
   key: CacheKey;
@@ -41,7 +43,8 @@ interface CacheFile {
   /** Repository-relative paths the results read, and the state of each when it was read (null: it did not exist). */
   files: string[];
   states: (string | null)[];
-  pages: Record<string, StoredPage>;
+  /** Slug → the page's line after its slug. */
+  pages: Map<string, string>;
 }
 
 /** Size, mtime (ns) and inode; null when the path does not exist. */
@@ -64,9 +67,9 @@ export class DriftCache {
     private readonly root: string,
     key: CacheKey,
   ) {
-    this.file = { version: VERSION, key, commits: [], paths: {}, files: [], states: [], pages: {} };
+    this.file = { version: VERSION, key, commits: [], paths: {}, files: [], states: [], pages: new Map() };
     try {
-      const cached = JSON.parse(readFileSync(path, "utf8")) as CacheFile;
+      const cached = readCacheFile(path);
       if (cached.version === VERSION && cached.key.head === key.head && cached.key.gitIndex === key.gitIndex) this.file = cached;
     } catch {
       // No cache yet, or one that cannot be read: every page is judged.
@@ -99,11 +102,20 @@ export class DriftCache {
 
   /** The page's cached result, if its evidence digest matches and every file it read is as it was. */
   lookup(slug: string, digest: string): PageDrift | null {
-    const stored = this.file.pages[slug];
-    if (!stored || stored[0] !== digest) return null;
+    const line = this.file.pages.get(slug);
+    if (line === undefined || !line.startsWith(digest) || line.charCodeAt(digest.length) !== TAB) return null;
+    const statusEnd = line.indexOf("\t", digest.length + 1);
+    const filesEnd = line.indexOf("\t", statusEnd + 1);
+    if (statusEnd < 0 || filesEnd < 0) return null;
     const unchanged = (this.unchanged ??= this.file.files.map((path, i) => this.file.states[i] === this.state(path)));
-    if (!stored[4].every((n) => unchanged[n])) return null;
-    return new CachedPage(slug, stored, (text) => (JSON.parse(text) as StoredSource[]).map((s) => this.decode(s)));
+    for (let at = statusEnd + 1; at < filesEnd; ) {
+      let comma = line.indexOf(",", at);
+      if (comma < 0 || comma > filesEnd) comma = filesEnd;
+      if (!unchanged[Number(line.slice(at, comma))]) return null;
+      at = comma + 1;
+    }
+    const status = line.slice(digest.length + 1, statusEnd) as PageDrift["status"];
+    return new CachedPage(slug, status, line, filesEnd + 1, (text) => (JSON.parse(text) as StoredSource[]).map((s) => this.decode(s)));
   }
 
   /** Remembers a page's result; the states of the files it read must have been taken (`state`) before they were read. */
@@ -113,19 +125,20 @@ export class DriftCache {
       files.add(this.fileNumber(source.path));
       if (source.now) files.add(this.fileNumber(source.now.path));
     }
-    this.file.pages[drift.slug] = [digest, drift.file, drift.verified_at, drift.status, [...files], JSON.stringify(drift.sources.map((s) => this.encode(s)))];
+    const sources = JSON.stringify(drift.sources.map((s) => this.encode(s)));
+    this.file.pages.set(drift.slug, [digest, drift.status, [...files].join(","), drift.verified_at ?? "", JSON.stringify(drift.file), sources].join("\t"));
   }
 
   /** Drops pages that no longer exist (after a full report), so the file does not grow without end. */
   keepOnly(slugs: ReadonlySet<string>): void {
-    for (const slug of Object.keys(this.file.pages)) if (!slugs.has(slug)) delete this.file.pages[slug];
+    for (const slug of [...this.file.pages.keys()]) if (!slugs.has(slug)) this.file.pages.delete(slug);
   }
 
   /** Written whole to a temporary file and renamed, so a reader never sees half a cache; a failure only costs the next run. */
   save(): void {
     const temporary = `${this.path}.${process.pid}.tmp`;
     try {
-      writeFileSync(temporary, JSON.stringify(this.file));
+      writeFileSync(temporary, cacheFileText(this.file));
       renameSync(temporary, this.path);
     } catch {
       // A read-only or full state folder: drift still answers, only slower next time.
@@ -162,48 +175,108 @@ export class DriftCache {
 
   private decode(stored: StoredSource): SourceDrift {
     const [id, path, lines, status, commits, reason, nowPath, nowLines] = stored;
-    let shas: string[];
-    if (typeof commits === "number") {
+    const shas = (limit: number) => {
+      if (typeof commits !== "number") return commits.slice(0, limit).map((n) => this.file.commits[n]!);
       let all = this.pathShas.get(path);
       if (!all) this.pathShas.set(path, (all = (this.file.paths[path] ?? []).map((n) => this.file.commits[n]!)));
-      shas = all.slice(0, commits);
-    } else {
-      shas = commits.map((n) => this.file.commits[n]!);
-    }
-    return {
-      id,
-      path,
-      lines,
-      status: SOURCE_STATUSES[status]!,
-      commits: shas,
-      reason: reason ?? UNCHANGED,
-      ...(nowPath !== undefined ? { now: { path: nowPath, lines: nowLines ?? null } } : {}),
+      return all.slice(0, Math.min(commits, limit));
     };
+    const count = typeof commits === "number" ? commits : commits.length;
+    return new CachedSource(id, path, lines, SOURCE_STATUSES[status]!, reason ?? UNCHANGED, nowPath !== undefined ? { path: nowPath, lines: nowLines ?? null } : undefined, count, shas);
   }
 }
 
-/** A page read back from the cache: its sources are decoded when first asked for. */
+/** A source read back from the cache: its commit ids are listed when first asked for (most reads show only a few). */
+class CachedSource implements SourceDrift, CountedCommits {
+  private listed: string[] | null = null;
+
+  constructor(
+    readonly id: string,
+    readonly path: string,
+    readonly lines: string | null,
+    readonly status: SourceDrift["status"],
+    readonly reason: string,
+    readonly now: SourceDrift["now"],
+    readonly commitCount: number,
+    private readonly list: (limit: number) => string[],
+  ) {}
+
+  get commits(): string[] {
+    return (this.listed ??= this.commitCount === 0 ? [] : this.list(Infinity));
+  }
+
+  /** The newest `n` commits, without listing the rest. */
+  newest(n: number): string[] {
+    return this.listed ? this.listed.slice(0, n) : this.list(n);
+  }
+
+  toJSON(): SourceDrift {
+    return { id: this.id, path: this.path, lines: this.lines, status: this.status, commits: this.commits, reason: this.reason, ...(this.now ? { now: this.now } : {}) };
+  }
+}
+
+/** A page read back from the cache: the fields after its status are read when first asked for. */
 class CachedPage implements PageDrift {
-  readonly file: string;
-  readonly verified_at: string | null;
-  readonly status: PageDrift["status"];
+  private rest: { verified_at: string | null; file: string; sources: string } | null = null;
   private decoded: SourceDrift[] | null = null;
 
   constructor(
     readonly slug: string,
-    private readonly stored: StoredPage,
+    readonly status: PageDrift["status"],
+    private readonly line: string,
+    private readonly restStart: number,
     private readonly decode: (text: string) => SourceDrift[],
-  ) {
-    this.file = stored[1];
-    this.verified_at = stored[2];
-    this.status = stored[3];
+  ) {}
+
+  private fields() {
+    if (this.rest) return this.rest;
+    const verifiedEnd = this.line.indexOf("\t", this.restStart);
+    const fileEnd = this.line.indexOf("\t", verifiedEnd + 1);
+    const verified = this.line.slice(this.restStart, verifiedEnd);
+    return (this.rest = {
+      verified_at: verified === "" ? null : verified,
+      file: JSON.parse(this.line.slice(verifiedEnd + 1, fileEnd)) as string,
+      sources: this.line.slice(fileEnd + 1),
+    });
+  }
+
+  get file(): string {
+    return this.fields().file;
+  }
+
+  get verified_at(): string | null {
+    return this.fields().verified_at;
   }
 
   get sources(): SourceDrift[] {
-    return (this.decoded ??= this.decode(this.stored[5]));
+    return (this.decoded ??= this.decode(this.fields().sources));
   }
 
   toJSON(): PageDrift {
     return { slug: this.slug, file: this.file, status: this.status, verified_at: this.verified_at, sources: this.sources };
   }
 }
+
+function cacheFileText(file: CacheFile): string {
+  const { pages, ...header } = file;
+  const lines = [JSON.stringify(header)];
+  for (const [slug, line] of pages) lines.push(`${JSON.stringify(slug)}\t${line}`);
+  return lines.join("\n") + "\n";
+}
+
+/** The header parsed; each page kept as the text after its slug, split only when looked up. */
+function readCacheFile(path: string): CacheFile {
+  const text = readFileSync(path, "utf8");
+  let newline = text.indexOf("\n");
+  const header = JSON.parse(text.slice(0, newline)) as Omit<CacheFile, "pages">;
+  const pages = new Map<string, string>();
+  for (let start = newline + 1; start < text.length; start = newline + 1) {
+    newline = text.indexOf("\n", start);
+    if (newline < 0) newline = text.length;
+    const tab = text.indexOf("\t", start);
+    if (tab < 0 || tab > newline) continue;
+    pages.set(JSON.parse(text.slice(start, tab)) as string, text.slice(tab + 1, newline));
+  }
+  return { ...header, pages };
+}
+

@@ -1,6 +1,7 @@
 import type { CliContext } from "../context.js";
 import type { DriftReport, PageDrift, SourceDrift } from "../../evidence/types.js";
 import { plural } from "./format.js";
+import { newestCommits } from "../../evidence/json.js";
 
 const short = (sha: string | null) => (sha === null ? "none" : sha.slice(0, 10));
 
@@ -32,9 +33,9 @@ function pageLines(ctx: CliContext, page: PageDrift, all: boolean): string[] {
 function sourceLine(ctx: CliContext, source: SourceDrift): string {
   const s = ctx.out;
   const where = source.lines === null ? source.path : `${source.path}:${source.lines}`;
-  if (source.status === "changed" && source.commits.length > 0) {
-    const n = source.commits.length;
-    const shas = `${source.commits.slice(0, 5).map(short).join(" ")}${n > 5 ? " …" : ""}`;
+  const { total: n, newest } = newestCommits(source, 5);
+  if (source.status === "changed" && n > 0) {
+    const shas = `${newest.map(short).join(" ")}${n > 5 ? " …" : ""}`;
     return `${source.id}  ${where}  changed in ${n} commit${n === 1 ? "" : "s"} since verified: ${s.dim(shas)}`;
   }
   return `${source.id}  ${where}  ${source.status}: ${source.reason}`;
