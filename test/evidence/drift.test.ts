@@ -366,3 +366,32 @@ describe("ca drift --markdown", () => {
     expect([both.code, JSON.parse(both.stderr).error.message]).toEqual([1, "--json and --markdown cannot be combined"]);
   });
 });
+
+test("a wiki in a subfolder of its git work tree judges its sources by paths from that folder", () => {
+  const box = sandbox();
+  boxes.push(box);
+  const top = join(box.dir, "mono");
+  const root = join(top, "packages", "app");
+  mkdirSync(join(root, "src"), { recursive: true });
+  const git = (...args: string[]) => {
+    const result = spawnSync("git", args, { cwd: top, env: box.env, encoding: "utf8" });
+    if (result.status !== 0) throw new Error(`git ${args.join(" ")}: ${result.stderr}`);
+    return result.stdout.trim();
+  };
+  git("init", "-q", "-b", "main");
+  writeFileSync(join(root, "src/a.ts"), numbered(20));
+  const sources = [{ id: "a", type: "file", path: "src/a.ts", lines: "5-6" }];
+  writeWiki(root, { "arch/queue.md": page({ title: "Queue", topics: ["concepts"], sources, body: "# Queue\n\n[@a]" }) });
+  git("add", "-A");
+  git("commit", "-q", "-m", "initial");
+  writeFileSync(join(root, "src/a.ts"), "top\n" + numbered(20));
+  git("commit", "-q", "-am", "insert");
+  const report = box.run(["drift", "--json"], { cwd: root }).json<DriftJson>();
+  expect(report.pages.map((p) => [p.slug, p.sources.map((s) => [s.path, s.status, s.reason])])).toEqual([
+    ["arch/queue", [["src/a.ts", "moved", "the cited lines moved to lines 6-7"]]],
+  ]);
+  git("mv", "packages/app/src/a.ts", "packages/app/src/b.ts");
+  git("commit", "-q", "-m", "rename");
+  const renamed = box.run(["drift", "--json"], { cwd: root }).json<DriftJson>();
+  expect(renamed.pages[0]!.sources[0]).toMatchObject({ status: "moved", reason: "the cited lines moved to src/b.ts:6-7" });
+});
