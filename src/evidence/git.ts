@@ -28,8 +28,11 @@ export class GitReader {
     private readonly root: string,
   ) {}
 
-  private git(args: string[], options: { input?: string; binary?: boolean; limit?: number } = {}) {
-    return this.run("git", ["-c", "core.quotePath=false", ...args], {
+  /** Set once git could not be started at all (not on PATH). */
+  missing = false;
+
+  private async git(args: string[], options: { input?: string; binary?: boolean; limit?: number } = {}) {
+    const result = await this.run("git", ["-c", "core.quotePath=false", ...args], {
       cwd: this.root,
       env: gitEnvironment(this.env),
       timeoutMs: GIT_TIMEOUT_MS,
@@ -37,6 +40,8 @@ export class GitReader {
       ...(options.binary ? { binary: true } : {}),
       ...(options.limit !== undefined ? { maxOutputBytes: options.limit } : {}),
     });
+    if (result.notFound) this.missing = true;
+    return result;
   }
 
   /** Where the work tree is; null when the root is not in one (or git is missing). */

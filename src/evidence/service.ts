@@ -71,7 +71,7 @@ export class DriftService {
         const flag = request.base !== undefined ? "--base" : "--ref";
         throw invalid(`${flag} needs a git repository with commits: ${root} has none`);
       }
-      return this.outsideGit(root, pages, tree === null ? "not a git work tree" : "no commit yet");
+      return this.outsideGit(root, pages, git.missing ? "git is not on PATH" : tree === null ? "not a git work tree" : "no commit yet");
     }
     const compared = request.base !== undefined ? tree.head : await git.resolve(request.ref!, "--ref");
     const base = request.base !== undefined ? await git.resolve(request.base, "--base") : null;

@@ -395,3 +395,16 @@ test("a wiki in a subfolder of its git work tree judges its sources by paths fro
   const renamed = box.run(["drift", "--json"], { cwd: root }).json<DriftJson>();
   expect(renamed.pages[0]!.sources[0]).toMatchObject({ status: "moved", reason: "the cited lines moved to src/b.ts:6-7" });
 });
+
+test("without git on PATH, drift says so once and still checks stamped evidence", () => {
+  const repo = repository({ "src/a.ts": "a\n" }, []);
+  repo.rewritePage([{ id: "a", path: "src/a.ts", fingerprint: fileFingerprint(Buffer.from("a\n")) }, { id: "b", path: "src/a.ts" }]);
+  const bin = join(repo.box.dir, "node-only");
+  mkdirSync(bin);
+  spawnSync("ln", ["-s", process.execPath, join(bin, "node")]);
+  const result = repo.box.run(["drift", "--json", "--all"], { cwd: repo.root, env: { PATH: bin } });
+  expect(result.code, result.stderr).toBe(0);
+  const json = result.json<DriftJson>();
+  expect(json.notice).toBe(`${repo.root}: git is not on PATH, so only stamped evidence can be checked; unstamped sources are unknown`);
+  expect(json.pages.find((p) => p.slug === "arch/queue")!.sources.map((s) => s.status)).toEqual(["fresh", "unknown"]);
+});
