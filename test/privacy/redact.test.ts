@@ -1,0 +1,63 @@
+import { describe, expect, test } from "vitest";
+import { redact } from "../../src/privacy/redact.js";
+import { nearMisses, secretCases } from "./corpus.js";
+
+describe("the redactor on the corpus", () => {
+  test("every made-up secret is hidden under its kind, and no near-miss is touched", async () => {
+    const report: string[] = [];
+    const survived: string[] = [];
+    const wrongKind: string[] = [];
+    for (const sample of secretCases()) {
+      const { text, redactions } = await redact(sample.text);
+      const hidden = !text.includes(sample.secret);
+      const kinds = redactions.map((r) => `${r.kind}×${r.count}`).join(", ");
+      report.push(`${hidden ? "hit " : "MISS"} ${sample.kind.padEnd(22)} → ${kinds || "nothing"}`);
+      if (!hidden) survived.push(sample.kind);
+      if (!redactions.some((r) => r.kind === sample.kind) || !text.includes(`[redacted: ${sample.kind}]`)) wrongKind.push(`${sample.kind}: ${kinds}`);
+    }
+    const falsePositives: string[] = [];
+    for (const miss of nearMisses()) {
+      const { text, redactions } = await redact(miss.text);
+      const touched = text !== miss.text || redactions.length > 0;
+      report.push(`${touched ? "FALSE POSITIVE" : "kept"} ${miss.name}${touched ? ` → ${redactions.map((r) => r.kind).join(", ")}` : ""}`);
+      if (touched) falsePositives.push(miss.name);
+    }
+    const secrets = secretCases().length;
+    console.log(
+      `redactor corpus: ${secrets - survived.length}/${secrets} secrets hidden, ${falsePositives.length}/${nearMisses().length} near-misses redacted\n  ${report.join("\n  ")}`,
+    );
+    expect(survived).toEqual([]);
+    expect(wrongKind).toEqual([]);
+    expect(falsePositives).toEqual([]);
+  });
+});
+
+describe("what the redactor keeps and counts", () => {
+  test("only the secret goes: the words around it, the URL's host and the variable's name stay", async () => {
+    const result = await redact("the deploy used https://ci:Tq8vLm2Zx4Pw@git.acme.test/app.git\nDB_PASSWORD=Tq8vLm2Zx4Pw\nand it worked");
+    expect(result.text).toBe(
+      "the deploy used https://[redacted: url-credentials]@git.acme.test/app.git\nDB_PASSWORD=[redacted: secret-assignment]\nand it worked",
+    );
+    expect(result.redactions).toEqual([
+      { kind: "url-credentials", count: 1 },
+      { kind: "secret-assignment", count: 1 },
+    ]);
+  });
+
+  test("a secret found by two detectors is one redaction; repeated secrets are counted", async () => {
+    const key = `ghp_${"Ab1".repeat(12)}`;
+    const result = await redact(`GITHUB_TOKEN=${key}\nagain: ${key}`);
+    expect(result.text).not.toContain(key);
+    expect(result.redactions.reduce((sum, r) => sum + r.count, 0)).toBe(2);
+  });
+
+  test("a private span swallows the secrets inside it", async () => {
+    const result = await redact(`a <private>DB_PASSWORD=Tq8vLm2Zx4Pw\nmore</private> b`);
+    expect(result).toEqual({ text: "a [redacted: private-span] b", redactions: [{ kind: "private-span", count: 1 }] });
+  });
+
+  test("a text with no secret comes back as it was", async () => {
+    const text = "nothing to see here\n".repeat(50);
+    expect(await redact(text)).toEqual({ text, redactions: [] });
+  });
+});
