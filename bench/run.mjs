@@ -32,6 +32,7 @@ import { benchSync } from "./sync.mjs";
 import { benchViewer } from "./viewer.mjs";
 import { benchMcp } from "./mcp.mjs";
 import { benchDrift } from "./drift.mjs";
+import { benchRedact } from "./redact.mjs";
 
 const GENERATOR = fileURLToPath(new URL("./generate-wiki.mjs", import.meta.url));
 
@@ -647,6 +648,7 @@ export const sections = {
   viewer: benchViewer,
   mcp: benchMcp,
   drift: benchDrift,
+  redact: benchRedact,
 };
 
 // ---------------------------------------------------------------------------

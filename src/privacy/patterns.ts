@@ -17,7 +17,7 @@ export function ownSpans(text: string): Span[] {
 /** `<private>…</private>`, tags included; an unclosed tag hides everything after it. */
 function privateSpans(text: string): Span[] {
   const spans: Span[] = [];
-  const open = /<private>/gi;
+  const open = /<[pP][rR][iI][vV][aA][tT][eE]>/g;
   for (let match = open.exec(text); match; match = open.exec(text)) {
     const close = /<\/private>/gi;
     close.lastIndex = match.index + match[0].length;
@@ -89,14 +89,16 @@ function looksLikeCredential(value: string): boolean {
 }
 
 /** `scheme://user:password@host`: the `user:password` part goes, the scheme and host stay. */
-const URL_USERINFO = /\b[a-zA-Z][a-zA-Z0-9+.-]{1,30}:\/\/([^\s/?#@:"'\\<>]{1,256}):([^\s/?#@"'\\<>]{1,256})@/g;
+const URL_USERINFO = /:\/\/([^\s/?#@:"'\\<>]{1,256}):([^\s/?#@"'\\<>]{1,256})@/g;
+/** The scheme before `://`, checked only where a `user:password@` follows: most of a text has none. */
+const SCHEME_BEFORE = /(?:^|[^a-zA-Z0-9+.-])[a-zA-Z][a-zA-Z0-9+.-]{1,30}$/;
 
 function urlCredentials(text: string): Span[] {
   const spans: Span[] = [];
   URL_USERINFO.lastIndex = 0;
   for (let match = URL_USERINFO.exec(text); match; match = URL_USERINFO.exec(text)) {
     const password = match[2]!;
-    if (isPlaceholder(password)) continue;
+    if (isPlaceholder(password) || !SCHEME_BEFORE.test(text.slice(Math.max(0, match.index - 33), match.index))) continue;
     const start = match.index + match[0].length - 1 - password.length - 1 - match[1]!.length;
     spans.push({ start, end: match.index + match[0].length - 1, kind: "url-credentials" });
   }
@@ -109,7 +111,7 @@ function urlCredentials(text: string): Span[] {
  * something else (`$VAR`, `<your key>`) is not a secret.
  */
 const ASSIGNMENT =
-  /(?:^|(?<=[\r\n]|\\n|\\r))[ \t]*(?:export[ \t]+)?([A-Za-z_][A-Za-z0-9_.-]{0,80})[ \t]*=[ \t]*(\\?["']?)([^\s"'\\]{1,4096})/g;
+  /(?:^|\r|\n|\\r|\\n)[ \t]*(?:export[ \t]+)?([A-Za-z_][A-Za-z0-9_.-]{0,80})[ \t]*=[ \t]*(\\?["']?)([^\s"'\\]{1,4096})/g;
 const SECRET_WORDS = new Set(["key", "apikey", "token", "secret", "password", "passwd", "pwd", "passphrase"]);
 /** A name ending in one of these describes the secret rather than holding it: `TOKEN_URL`, `KEY_PATH`. */
 const DESCRIPTOR_WORDS = new Set([

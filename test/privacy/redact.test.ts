@@ -1,4 +1,5 @@
 import { describe, expect, test } from "vitest";
+import { RULE_PREFIXES } from "../../src/privacy/detector.js";
 import { redact } from "../../src/privacy/redact.js";
 import { nearMisses, secretCases } from "./corpus.js";
 
@@ -59,5 +60,27 @@ describe("what the redactor keeps and counts", () => {
   test("a text with no secret comes back as it was", async () => {
     const text = "nothing to see here\n".repeat(50);
     expect(await redact(text)).toEqual({ text, redactions: [] });
+  });
+});
+
+describe("the detector's prefilter", () => {
+  test("names a literal for every rule of the preset we run, so a rule a preset update brings is never skipped silently", async () => {
+    const { rules } = await import("@secretlint/secretlint-rule-preset-recommend");
+    const off = ["basicauth", "database-connection-string", "filter-comments", "gcp"];
+    const running = rules.map((rule) => rule.meta.id.replace(/^@secretlint\/secretlint-rule-/, "")).filter((id) => !off.includes(id));
+    expect(Object.keys(RULE_PREFIXES).sort()).toEqual(running.sort());
+  });
+
+  test("a secret far inside a long line, and one right after a key block, are both found", async () => {
+    const key = `ghp_${"Zq9".repeat(12)}`;
+    const body = Array.from({ length: 40 }, (_, i) => `MII${String(i).padStart(3, "0")}${"Ab+/".repeat(14)}`).join("\n");
+    const text = `${"word ".repeat(20_000)}${key} ${"more ".repeat(20_000)}\n-----BEGIN RSA PRIVATE KEY-----\n${body}\n-----END RSA PRIVATE KEY-----\n${key}`;
+    const result = await redact(text);
+    expect(result.text).not.toContain(key);
+    expect(result.text).not.toContain("MII000");
+    expect(result.redactions).toEqual([
+      { kind: "github-token", count: 2 },
+      { kind: "private-key", count: 1 },
+    ]);
   });
 });
