@@ -3,6 +3,13 @@ import { RULE_PREFIXES } from "../../src/privacy/detector.js";
 import { redact } from "../../src/privacy/redact.js";
 import { nearMisses, secretCases } from "./corpus.js";
 
+/** Whether any 8 characters in a row of the secret are still in the text: a cut-off tail is a leak too. */
+function leaks(secret: string, text: string): boolean {
+  const width = Math.min(8, secret.length);
+  for (let start = 0; start + width <= secret.length; start += 1) if (text.includes(secret.slice(start, start + width))) return true;
+  return false;
+}
+
 describe("the redactor on the corpus", () => {
   test("every made-up secret is hidden under its kind, and no near-miss is touched", async () => {
     const report: string[] = [];
@@ -10,7 +17,7 @@ describe("the redactor on the corpus", () => {
     const wrongKind: string[] = [];
     for (const sample of secretCases()) {
       const { text, redactions } = await redact(sample.text);
-      const hidden = !text.includes(sample.secret);
+      const hidden = !leaks(sample.secret, text);
       const kinds = redactions.map((r) => `${r.kind}×${r.count}`).join(", ");
       report.push(`${hidden ? "hit " : "MISS"} ${sample.kind.padEnd(22)} → ${kinds || "nothing"}`);
       if (!hidden) survived.push(sample.kind);
