@@ -12,6 +12,7 @@ import { prepareGithub } from "./prepare/github.js";
 import type { Material, Preparer } from "./prepare/material.js";
 import { prepareTranscript } from "./prepare/transcript.js";
 import { prepareUrl } from "./prepare/url.js";
+import { redactMaterial } from "./redact.js";
 import { resolveAddress } from "./resolve/address.js";
 import { checkGhReady } from "./resolve/github.js";
 import { relativeInside, realPathOr } from "./resolve/paths-common.js";
@@ -60,7 +61,8 @@ export class SourcesService {
   /** Run time: every ref becomes a brief; together they stay within `budgetChars`. */
   async prepare(refs: SourceRef[], ctx: PrepareContext): Promise<SourceBrief[]> {
     refuseMaterialInsideRepository(ctx);
-    const materials = await this.prepareAll(refs, ctx);
+    // Redacted before anything is measured, cut or written: the material file holds no secret either.
+    const materials = await Promise.all((await this.prepareAll(refs, ctx)).map(redactMaterial));
     const shares = fairShares(
       materials.map((material) => material.text.length),
       ctx.budgetChars,
