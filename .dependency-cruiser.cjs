@@ -51,7 +51,7 @@ module.exports = {
       queue: ["core", "runs", "repositories"],
       config: ["core", "harnesses", "automation"],
       automation: ["core", "config", "harnesses", "repositories", "wiki"],
-      lifecycle: ["core", "runs", "queue", "harnesses", "index", "evidence", "sources", "repositories", "config"],
+      lifecycle: ["core", "runs", "queue", "harnesses", "index", "evidence", "sources", "repositories", "config", "privacy"],
       sync: ["core", "runs", "queue", "repositories", "sources", "harnesses"],
       viewer: ["core", "wiki", "index", "evidence", "repositories", "runs", "queue"],
       mcp: ["core", "wiki", "index", "evidence", "repositories", "runs", "queue", "harnesses", "config", "setup"],

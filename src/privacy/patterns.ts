@@ -106,12 +106,13 @@ function urlCredentials(text: string): Span[] {
 }
 
 /**
- * `NAME=value` at the start of a line (`.env` files, `export` in a shell), when a word of
+ * `NAME=value` at the start of a line (`.env` files, `export` in a shell, a diff's `+`/`-`
+ * line), when a word of
  * NAME is key, token, secret or password. Only the value goes. A value that refers to
  * something else (`$VAR`, `<your key>`) is not a secret.
  */
 const ASSIGNMENT =
-  /(?:^|\r|\n|\\r|\\n)[ \t]*(?:export[ \t]+)?([A-Za-z_][A-Za-z0-9_.-]{0,80})[ \t]*=[ \t]*(\\?["']?)([^\s"'\\]{1,4096})/g;
+  /(?:^|\r|\n|\\r|\\n)[+-]?[ \t]*(?:export[ \t]+)?([A-Za-z_][A-Za-z0-9_.-]{0,80})[ \t]*=[ \t]*(\\?["']?)([^\s"'\\]{1,4096})/g;
 const SECRET_WORDS = new Set(["key", "apikey", "token", "secret", "password", "passwd", "pwd", "passphrase"]);
 /** A name ending in one of these describes the secret rather than holding it: `TOKEN_URL`, `KEY_PATH`. */
 const DESCRIPTOR_WORDS = new Set([

@@ -88,6 +88,7 @@ export function secretCases(seed = 17): SecretCase[] {
   add("secret-assignment", pick(HEX, 64), (s) => `APP_KEYS\nSESSION_SECRET=${s}\nPORT=3000`);
   add("secret-assignment", pick(URLSAFE, 30), (s) => JSON.stringify({ content: `cat .env\nNODE_ENV=production\nAPI_TOKEN=${s}\n` }).slice(1, -1));
   add("secret-assignment", pick(ALNUM, 20), (s) => `  clientSecret=${s}`);
+  add("secret-assignment", pick(ALNUM, 18), (s) => `@@ -1 +1,2 @@\n PORT=3000\n+DB_PASSWORD=${s}`);
 
   add("private-span", `my home address is ${pick(LOWER, 8)} street ${pick(DIGITS, 3)}`, (s) => `before <private>${s}</private> after`);
   add("private-span", `phone ${pick(DIGITS, 10)}`, (s) => `note: <PRIVATE>${s}`);

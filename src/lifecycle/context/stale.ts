@@ -11,6 +11,7 @@ import { commandFailureLine, gitEnvironment, type CommandRunner } from "../../co
 import type { PageDrift, SourceDrift } from "../../evidence/types.js";
 import type { PageEvidence } from "../../index/views/evidence.js";
 import { cutText, fairShares } from "../../sources/budget.js";
+import { redact } from "../../privacy/redact.js";
 
 const GIT_TIMEOUT_MS = 60_000;
 /** One file's diff is read up to this size; a diff larger still is cut, and its section says so. */
@@ -84,7 +85,10 @@ export async function staleMaterial(input: StaleMaterialInput): Promise<StalePag
   const outcomes = new Map<string, DiffOutcome>();
   await mapLimited([...unique.values()], DIFF_CONCURRENCY, async (job) => outcomes.set(job.key, await diffSince(input, job)));
 
-  const texts = perPage.map(({ page, jobs }) => [evidenceList(page), ...jobs.map((job) => diffSection(job, outcomes.get(job.key)!))].join("\n"));
+  // Diffs are file content: redacted before they are measured, cut or written to the run's folder.
+  const texts = await Promise.all(
+    perPage.map(async ({ page, jobs }) => (await redact([evidenceList(page), ...jobs.map((job) => diffSection(job, outcomes.get(job.key)!))].join("\n"))).text),
+  );
   const shares = fairShares(
     texts.map((text) => text.length),
     input.budgetChars,
