@@ -64,6 +64,13 @@ describe("what the redactor keeps and counts", () => {
     expect(result).toEqual({ text: "a [redacted: private-span] b", redactions: [{ kind: "private-span", count: 1 }] });
   });
 
+  test("redacting twice changes nothing: a marker is never taken for a secret", async () => {
+    for (const sample of secretCases()) {
+      const once = await redact(sample.text);
+      expect(await redact(once.text)).toEqual({ text: once.text, redactions: [] });
+    }
+  });
+
   test("a text with no secret comes back as it was", async () => {
     const text = "nothing to see here\n".repeat(50);
     expect(await redact(text)).toEqual({ text, redactions: [] });
