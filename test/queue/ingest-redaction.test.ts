@@ -1,20 +1,14 @@
-import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, test } from "vitest";
 import { generator } from "../privacy/corpus.js";
+import { filesHolding } from "../privacy/leaks.js";
 import { sandbox, type Sandbox } from "../support/cli.js";
 import { checkAndCleanUpAfterEach, emptyRepo, waitForStatus, type Receipt } from "./support.js";
 
 let box: Sandbox;
 checkAndCleanUpAfterEach(() => box);
 
-/** Every file under `dir`, recursively. */
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    return entry.isDirectory() ? filesUnder(path) : entry.isFile() ? [path] : [];
-  });
-}
 
 test("a secret in an ingested file reaches neither the agent's prompt nor the material file; the markers do", async () => {
   box = sandbox();
@@ -37,9 +31,5 @@ test("a secret in an ingested file reaches neither the agent's prompt nor the ma
   const materialPath = /the whole material is in (\S+\.md)\./.exec(prompt)?.[1];
   expect(materialPath).toBeDefined();
   expect(readFileSync(materialPath!, "utf8")).toContain("DB_PASSWORD=[redacted: secret-assignment]");
-  for (const file of [promptFile, ...filesUnder(join(box.dir, "state"))]) {
-    if (statSync(file).size > 50 * 1024 * 1024) continue;
-    const text = readFileSync(file, "latin1");
-    expect({ file, leaked: text.includes(token) || text.includes(password) }).toEqual({ file, leaked: false });
-  }
+  expect(filesHolding([token, password], [promptFile], [join(box.dir, "state")])).toEqual([]);
 });
