@@ -10,6 +10,7 @@
 // Later commits edit only 50 "hot" files, so about a quarter of the pages drift.
 //
 // Run alone: node bench/drift.mjs --out DIR [--pages N] [--commits N]  (writes the repository only).
+import { mulberry32 } from "./generate-wiki.mjs";
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -20,17 +21,6 @@ const FILE_LINES = 200;
 const SOURCES_PER_PAGE = 5;
 /** Later commits edit only these first files, as real churn concentrates on few files: about a quarter of the pages drift. */
 const HOT_FILES = 50;
-
-function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const fileText = (i, version) =>
   Array.from({ length: FILE_LINES }, (_, n) => (n % 37 === version % 37 ? `// module ${i} revision ${version} line ${n}` : `export const v${i}_${n} = ${n};`)).join("\n") + "\n";
@@ -51,7 +41,7 @@ function pageText(k, random) {
 export function generateDriftRepository(root, { pages = 10_000, commits = 5_000, seed = 7 } = {}) {
   rmSync(root, { recursive: true, force: true });
   mkdirSync(root, { recursive: true });
-  const random = rng(seed);
+  const random = mulberry32(seed);
   const run = (args, input) => {
     const result = spawnSync("git", args, { cwd: root, input, maxBuffer: 1 << 30, encoding: "utf8" });
     if (result.status !== 0) throw new Error(`git ${args.join(" ")}: ${result.stderr}`);

@@ -7,6 +7,7 @@
 // what a run pays while it prepares its sources. The figure is MB/s of UTF-16 text read.
 //
 // Run alone: node bench/redact.mjs [--mb 100] [--runs 3]
+import { mulberry32 } from "./generate-wiki.mjs";
 import { build } from "esbuild";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
@@ -32,17 +33,6 @@ async function bundle() {
   return import(pathToFileURL(join(OUT, "redact.js")).href);
 }
 
-function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const WORDS =
   "the a to of and in is it for that this we run test file page wiki index build queue worker token key secret password config value error result function returns string number update change commit branch merge review".split(
     " ",
@@ -50,7 +40,7 @@ const WORDS =
 
 /** A transcript of about `bytes` characters with `secrets` made-up secrets; returns the text and the secrets. */
 export function transcript(bytes, secretCount = 20, seed = 42) {
-  const random = rng(seed);
+  const random = mulberry32(seed);
   const pick = (alphabet, n) => Array.from({ length: n }, () => alphabet[Math.floor(random() * alphabet.length)]).join("");
   const hex = (n) => pick("0123456789abcdef", n);
   const alnum = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";

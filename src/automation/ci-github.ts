@@ -67,15 +67,7 @@ export function githubGardenWorkflow(harness: HarnessKind, every?: string): Gith
     "    runs-on: ubuntu-latest",
     "    timeout-minutes: 120",
     "    steps:",
-    // The whole history: drift judges a page by the commits since it was verified.
-    "      - name: Check out the repository",
-    "        uses: actions/checkout@v4",
-    "        with:",
-    "          fetch-depth: 0",
-    "      - name: Set up Node.js",
-    "        uses: actions/setup-node@v4",
-    "        with:",
-    "          node-version: 20",
+    ...checkoutWithHistory("Check out the repository"),
     `      - name: Install CodeAlmanac and ${HARNESSES[harness].label}`,
     `        run: npm install -g codealmanac ${agentPackage}`,
     "      - name: Garden the wiki",
@@ -144,14 +136,7 @@ export function githubDriftWorkflow(check: Exclude<DriftCheck, "off">): GithubDr
     "    runs-on: ubuntu-latest",
     "    timeout-minutes: 15",
     "    steps:",
-    "      - name: Check out the repository with its history",
-    "        uses: actions/checkout@v4",
-    "        with:",
-    "          fetch-depth: 0",
-    "      - name: Set up Node.js",
-    "        uses: actions/setup-node@v4",
-    "        with:",
-    "          node-version: 20",
+    ...checkoutWithHistory("Check out the repository with its history"),
     "      - name: Install CodeAlmanac",
     "        run: npm install -g codealmanac",
     "      - name: List the pages whose cited code this pull request changed",
@@ -207,4 +192,18 @@ export function harnessSecret(kind: HarnessKind): string {
   const found = /\bset ([A-Z][A-Z0-9_]*)/.exec(HARNESSES[kind].login)?.[1];
   if (!found) throw new Error(`the harness catalog names no API key variable for ${kind}`);
   return found;
+}
+
+/** The first steps of both workflows: the whole history (drift judges a page by the commits since it was verified), then Node. */
+function checkoutWithHistory(name: string): string[] {
+  return [
+    `      - name: ${name}`,
+    "        uses: actions/checkout@v4",
+    "        with:",
+    "          fetch-depth: 0",
+    "      - name: Set up Node.js",
+    "        uses: actions/setup-node@v4",
+    "        with:",
+    "          node-version: 20",
+  ];
 }

@@ -27,15 +27,24 @@ export interface EvidenceContext {
 type Source = PageEvidence["sources"][number];
 
 /** The `<commit>:<path>` contents `judgePage` will ask for: unstamped line ranges, at the page's last commit. */
+/** The page's sources that cite a file (folders are not judged), each with its repository-relative path. */
+export function citedFiles(page: PageEvidence): { source: Source; path: string }[] {
+  const files: { source: Source; path: string }[] = [];
+  for (const source of page.sources) {
+    const shape = normalizeRefPath(source.target);
+    if (shape && !shape.isDir) files.push({ source, path: shape.shape });
+  }
+  return files;
+}
+
 export function baselineSpecs(page: PageEvidence, context: Pick<EvidenceContext, "history" | "prefix">): string[] {
   const { history, prefix } = context;
   if (!history) return [];
   const verified = history.lastTouch(`${prefix}almanac/${page.rel_path}`);
   if (verified === undefined) return [];
   const specs: string[] = [];
-  for (const source of page.sources) {
-    const shape = normalizeRefPath(source.target);
-    if (shape && !shape.isDir && source.fingerprint === null && source.lines !== null) specs.push(`${history.commits[verified]}:${prefix}${shape.shape}`);
+  for (const { source, path } of citedFiles(page)) {
+    if (source.fingerprint === null && source.lines !== null) specs.push(`${history.commits[verified]}:${prefix}${path}`);
   }
   return specs;
 }
@@ -43,12 +52,7 @@ export function baselineSpecs(page: PageEvidence, context: Pick<EvidenceContext,
 export function judgePage(page: PageEvidence, context: EvidenceContext): PageDrift {
   const { history, prefix } = context;
   const pageCommit = history?.lastTouch(`${prefix}almanac/${page.rel_path}`);
-  const sources: SourceDrift[] = [];
-  for (const source of page.sources) {
-    const shape = normalizeRefPath(source.target);
-    if (!shape || shape.isDir) continue;
-    sources.push(judgeSource(source, shape.shape, pageCommit, context));
-  }
+  const sources = citedFiles(page).map(({ source, path }) => judgeSource(source, path, pageCommit, context));
   const stampedAt = page.sources.find((s) => s.verified_at !== null)?.verified_at ?? null;
   return {
     slug: page.slug,

@@ -12,12 +12,11 @@ import { trace } from "../core/trace.js";
 import type { PageEvidence } from "../index/views/evidence.js";
 import type { WikiIndex } from "../index/service.js";
 import type { Reanchor, ReanchorReport } from "../index/stamp-evidence.js";
-import { normalizeRefPath } from "../wiki/file-refs.js";
 import { GitReader, type WorkTree } from "./git.js";
 import { DriftCache, fileState } from "./cache.js";
 import { historyLog } from "./history-cache.js";
 import { History } from "./history.js";
-import { baselineSpecs, judgePage, pageStatus, type Content, type EvidenceContext } from "./judge.js";
+import { baselineSpecs, citedFiles, judgePage, pageStatus, type Content, type EvidenceContext } from "./judge.js";
 import type { DriftReport, DriftRequest, PageDrift } from "./types.js";
 
 /** Up to this many pages to judge, `git status` is asked about their files only. */
@@ -43,12 +42,7 @@ export interface DriftDeps {
 
 /** The repository-relative files a page cites (folders are not judged). */
 function citedPaths(page: PageEvidence): string[] {
-  const paths: string[] = [];
-  for (const source of page.sources) {
-    const shape = normalizeRefPath(source.target);
-    if (shape && !shape.isDir) paths.push(shape.shape);
-  }
-  return paths;
+  return citedFiles(page).map((file) => file.path);
 }
 
 export class DriftService {
@@ -166,11 +160,9 @@ export class DriftService {
   private async atCommit(git: GitReader, commit: string, prefix: string, pages: PageEvidence[], history: History): Promise<(path: string) => Content> {
     const paths = new Set<string>();
     for (const page of pages) {
-      for (const source of page.sources) {
-        const shape = normalizeRefPath(source.target);
-        if (!shape || shape.isDir) continue;
-        paths.add(shape.shape);
-        for (const target of history.renameTargets(prefix + shape.shape)) if (target.startsWith(prefix)) paths.add(target.slice(prefix.length));
+      for (const path of citedPaths(page)) {
+        paths.add(path);
+        for (const target of history.renameTargets(prefix + path)) if (target.startsWith(prefix)) paths.add(target.slice(prefix.length));
       }
     }
     const list = [...paths];
