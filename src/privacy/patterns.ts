@@ -14,6 +14,8 @@ export function ownSpans(text: string): Span[] {
   return [...privateSpans(text), ...privateKeys(text), ...credentialHeaders(text), ...urlCredentials(text), ...secretAssignments(text)];
 }
 
+export const PRIVATE_SPAN = "private-span";
+
 /** `<private>…</private>`, tags included; an unclosed tag hides everything after it. */
 function privateSpans(text: string): Span[] {
   const spans: Span[] = [];
@@ -23,7 +25,7 @@ function privateSpans(text: string): Span[] {
     close.lastIndex = match.index + match[0].length;
     const closed = close.exec(text);
     const end = closed ? closed.index + closed[0].length : text.length;
-    spans.push({ start: match.index, end, kind: "private-span" });
+    spans.push({ start: match.index, end, kind: PRIVATE_SPAN });
     open.lastIndex = end;
   }
   return spans;
@@ -31,6 +33,7 @@ function privateSpans(text: string): Span[] {
 
 const KEY_BEGIN = /-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----/g;
 const KEY_END = /-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----/g;
+const KEY_NEXT_BEGIN = new RegExp(KEY_BEGIN.source, "g");
 /** The body of a block cut before its END line: base64 lines and `Proc-Type: …` headers. */
 const KEY_BODY_LINE = /(?:\r?\n|\\r?\\n|[ \t])*(?:[A-Za-z0-9+/=]{8,}|[A-Za-z-]{2,}: [^\r\n\\]*)/y;
 /** A block longer than this is not one key: look no further for its END line. */
@@ -43,8 +46,11 @@ function privateKeys(text: string): Span[] {
     const bodyStart = begin.index + begin[0].length;
     KEY_END.lastIndex = bodyStart;
     const end = KEY_END.exec(text);
+    // An END line after another block's BEGIN is that block's: this one was cut off.
+    KEY_NEXT_BEGIN.lastIndex = bodyStart;
+    const next = KEY_NEXT_BEGIN.exec(text);
     let stop: number;
-    if (end && end.index - bodyStart <= KEY_MAX_CHARS) {
+    if (end && end.index - bodyStart <= KEY_MAX_CHARS && (!next || next.index > end.index)) {
       stop = end.index + end[0].length;
     } else {
       stop = bodyStart;
@@ -143,7 +149,12 @@ export function namesASecret(name: string): boolean {
   return words.some((word) => SECRET_WORDS.has(word));
 }
 
-/** `$VAR`, `${VAR}`, `<password>`, `{{token}}`, `****`, `xxxx`, and our own markers. */
+/** `$VAR`, `${VAR}`, `<password>`, `{{token}}`, `****`, `xxxx`, a bare `password`, and our own markers. */
 function isPlaceholder(value: string): boolean {
-  return /^(?:\$|<|\{|%|\[redacted)/.test(value) || /^(.)\1*$/.test(value) || /^(?:your|changeme|example|placeholder)/i.test(value);
+  return (
+    /^(?:\$|<|\{|%|\[redacted)/.test(value) ||
+    /^(.)\1*$/.test(value) ||
+    /^(?:your|changeme|example|placeholder)/i.test(value) ||
+    /^(?:password|passwd|pass|pwd|secret|token|key)$/i.test(value)
+  );
 }
