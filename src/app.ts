@@ -339,12 +339,12 @@ export class App {
         return service.prepare(refs, context);
       },
       garden: async (index, issues, budgetChars) => {
-        const { gardenContext } = await import("./lifecycle/context/garden.js");
-        return gardenContext({ summary: await index.summary(), issues, budgetChars });
+        const [{ gardenContext }, { redactLeaves }] = await Promise.all([import("./lifecycle/context/garden.js"), import("./privacy/leaves.js")]);
+        return redactLeaves(gardenContext({ summary: await index.summary(), issues, budgetChars }));
       },
       build: async (root, budgetChars) => {
-        const { buildInventory } = await import("./lifecycle/context/build.js");
-        return buildInventory({ root, run: commands, env, budgetChars });
+        const [{ buildInventory }, { redactLeaves }] = await Promise.all([import("./lifecycle/context/build.js"), import("./privacy/leaves.js")]);
+        return redactLeaves(await buildInventory({ root, run: commands, env, budgetChars }));
       },
       stale: async (index, pages, context) => {
         const { staleMaterial } = await import("./lifecycle/context/stale.js");
