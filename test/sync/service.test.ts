@@ -6,7 +6,7 @@ import type { HookName } from "../../src/queue/hooks.js";
 import { Affiliator } from "../../src/repositories/affiliation.js";
 import { notFound } from "../../src/core/errors.js";
 import type { Repository } from "../../src/repositories/model.js";
-import type { RunSpec } from "../../src/runs/spec.js";
+import { parseSpec, type RunSpec } from "../../src/runs/spec.js";
 import type { TranscriptApp, TranscriptFile, TranscriptMeta } from "../../src/sync/discovery/index.js";
 import type { Extent } from "../../src/sync/extent.js";
 import { SyncService, type SyncRequest } from "../../src/sync/service.js";
@@ -111,6 +111,7 @@ function rig(existing?: SyncState): Rig {
     },
     insertRun: (repository, spec) =>
       insertRun({ runs: state.runs, now, runLogDir: "/tmp/logs", environments: new RunEnvironments(join(state.dir, "runs")), env: {} }, { repository, kind: "ingest", spec }),
+    reviseQueued: (runId, revise) => state.runs.reviseQueuedSpec(runId, now(), revise, parseSpec),
     wake: () => {
       r.wakes += 1;
       if (r.wakeFails) throw r.wakeFails;
