@@ -132,7 +132,7 @@ describe("debounced by the queue", () => {
     expect(spec.inputs).toHaveLength(5);
     expect(spec.title).toBe("Sync 5 transcripts");
     for (const t of sessions) expect(spec.guidance).toContain(t.sessionId);
-    expect(runs[0]!.title).toBe("Sync 5 transcripts");
+    expect(box.run(["jobs", "show", runs[0]!.run_id, "--json"]).json<{ title: string }>().title).toBe("Sync 5 transcripts");
     expect(events(box, runs[0]!.run_id).filter((e) => e.message.startsWith("sync added a session: "))).toHaveLength(4);
     // Each cursor waits on that one run: none of them is offered again while it is queued.
     expect(box.run(["sync", "status", "--json"], { cwd: box.dir }).json<{ ready: unknown[] }>().ready).toEqual([]);
