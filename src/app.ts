@@ -1,3 +1,4 @@
+import { appendFileSync, mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { indexPath, statePaths, type StatePaths } from "./core/paths.js";
 import { trace } from "./core/trace.js";
@@ -495,10 +496,11 @@ export class App {
   // ── sync (sync/) ──
 
   async sync(): Promise<SyncService> {
-    const [{ SyncService }, { SyncStore }, { insertRun }, { listTranscriptFiles, readTranscriptMetas }, { completeExtent }, spawner] = await Promise.all([
+    const [{ SyncService }, { SyncStore }, { insertRun }, { parseSpec }, { listTranscriptFiles, readTranscriptMetas }, { completeExtent }, spawner] = await Promise.all([
       import("./sync/service.js"),
       import("./sync/store.js"),
       import("./queue/producer.js"),
+      import("./runs/spec.js"),
       import("./sync/discovery/index.js"),
       import("./sync/extent.js"),
       this.spawner(),
@@ -517,9 +519,32 @@ export class App {
           { runs: this.runs, now: this.now, runLogDir: this.paths.runLogs, environments: this.environments, env: this.options.env },
           { repository, kind: "ingest", spec },
         ),
+      reviseQueued: (runId, revise) => this.runs.reviseQueuedSpec(runId, this.now(), revise, parseSpec),
       wake: () => void spawner.spawnWorker(),
       hooks: this.hooks,
     });
+  }
+
+  /** Where the agents' session-end hooks write what they did (they have no terminal of their own). */
+  get hookLogPath(): string {
+    return join(this.paths.logs, "hooks.log");
+  }
+
+  /** Appends a timestamped line to the hooks' log; never throws (a hook must not fail). */
+  hookLog(line: string): void {
+    try {
+      mkdirSync(this.paths.logs, { recursive: true });
+      appendFileSync(this.hookLogPath, `${new Date(this.now()).toISOString()} [${process.pid}] ${line}\n`);
+    } catch {
+      // nowhere left to say it
+    }
+  }
+
+  /** The hook's work, detached: `hook session-end --session <target>` in a process of its own, its output in the hooks' log. */
+  async detachSessionSync(target: string): Promise<number> {
+    const { spawnDetachedCommand } = await import("./queue/process-adapter.js");
+    const options = { binPath: this.options.binPath ?? process.argv[1] ?? "codealmanac", logsDir: this.paths.logs, cwd: this.paths.root, env: this.options.env };
+    return spawnDetachedCommand(options, ["hook", "session-end", "--session", target], this.hookLogPath);
   }
 
   // ── viewer (viewer/) ──

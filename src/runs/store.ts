@@ -360,6 +360,35 @@ export class RunStore implements RunReads, RunFootprints, RunRecorder {
   }
 
   /**
+   * A queued run's spec, revised (more material for a sync ingest): `revise` gets the run
+   * and its current spec and returns the new spec with the event that says why, or null to
+   * leave it. Only a run still `queued` is revised, in one transaction, so it is atomic
+   * against `claimRun`: the executor reads the spec after its claim and sees either the
+   * old spec or the new one, and a run claimed first is left as it is (false).
+   */
+  reviseQueuedSpec(
+    runId: string,
+    now: number,
+    revise: (record: RunRecord, spec: RunSpec) => { spec: RunSpec; event: string } | null,
+    parse: (json: string) => SpecParse,
+  ): boolean {
+    return this.db
+      .transaction((): boolean => {
+        const record = this.getRun(runId);
+        if (record?.status !== "queued") return false;
+        const parsed = parse(record.specJson);
+        const revised = parsed.ok ? revise(record, parsed.spec) : null;
+        if (!revised) return false;
+        this.db
+          .prepare("UPDATE runs SET spec_json = ?, title = ?, updated_at = ? WHERE run_id = ? AND status = 'queued'")
+          .run(JSON.stringify(revised.spec), revised.spec.title ?? record.title, now, runId);
+        this.insertEvent(runId, now, "status", revised.event);
+        return true;
+      })
+      .immediate();
+  }
+
+  /**
    * The executor's claim: queued → running with its identity, only while the run is
    * still queued and the worker that spawned it still holds the lock.
    */
