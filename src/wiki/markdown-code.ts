@@ -85,15 +85,15 @@ function closesFence(line: string, marker: string, length: number): boolean {
  */
 function codeSpansIn(text: string, from: number, to: number, out: Stretch[]): void {
   const unmatched = new Set<number>();
+  const marks = /[\\`]/g;
   let i = from;
   while (i < to) {
-    const ch = text[i];
-    if (ch === "\\") {
+    marks.lastIndex = i;
+    const mark = marks.exec(text);
+    if (mark === null || mark.index >= to) return;
+    i = mark.index;
+    if (text[i] === "\\") {
       i += 2;
-      continue;
-    }
-    if (ch !== "`") {
-      i++;
       continue;
     }
     const runEnd = runEndAt(text, i, to);
