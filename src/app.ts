@@ -297,12 +297,13 @@ export class App {
       log: (line) => this.log(line),
       environments: this.environments,
       operations: async (executionId, queuedWith, stoppedSignal) => {
-        const [{ LifecycleRunner }, { loadAdapter }, { runTimeoutMs, runIdleTimeoutMs }, commands, { EXECUTION_ENV }] = await Promise.all([
+        const [{ LifecycleRunner }, { loadAdapter }, { runTimeoutMs, runIdleTimeoutMs }, commands, { EXECUTION_ENV }, { codexLoginFix }] = await Promise.all([
           import("./lifecycle/runner.js"),
           import("./harnesses/registry.js"),
           this.config(),
           this.commands(),
           import("./queue/ports.js"),
+          import("./config/codex-provider.js"),
         ]);
         // The run executes in the environment of the command that queued it; every process the
         // agent starts also inherits the marker, so the whole tree can be found later.
@@ -310,7 +311,7 @@ export class App {
         return new LifecycleRunner({
           runs: this.runs,
           index: this.index,
-          harness: loadAdapter,
+          harness: (kind) => loadAdapter(kind, { codexLoginFix }),
           materials: this.runMaterials(commands, env),
           drift: async (index, slugs) => (await (await this.driftIn(env)).report(index, { slugs })).pages,
           commands,

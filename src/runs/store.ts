@@ -187,6 +187,23 @@ export class RunStore implements RunReads, RunFootprints, RunRecorder {
     return rows.map(toRecord);
   }
 
+  /**
+   * Run ids a short form can name, newest first: ids that start with `text`, or whose
+   * trailing hex part does (`c66c5349` or `c66c` for `build-20261201194329-c66c5349`).
+   * Compared as plain text, so no character in `text` is a wildcard.
+   */
+  runIdsStartingWith(text: string, repositoryId: string | undefined, limit: number): string[] {
+    const rows = this.db
+      .prepare(
+        `SELECT run_id FROM runs
+         WHERE (substr(run_id, 1, length(@text)) = @text OR substr(run_id, length(run_id) - 7, length(@text)) = @text)
+           AND (@repository IS NULL OR repository_id = @repository)
+         ORDER BY seq DESC LIMIT @limit`,
+      )
+      .all({ text, repository: repositoryId ?? null, limit }) as { run_id: string }[];
+    return rows.map((row) => row.run_id);
+  }
+
   /** How many runs a filtered listing would show without its limit. */
   countMatchingRuns(filter: Omit<ListFilter, "limit">): number {
     const where: string[] = [];
