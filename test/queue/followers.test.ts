@@ -65,8 +65,8 @@ describe("followers recover a run whose worker and executor are gone, instead of
     process.kill(run.child_pid, "SIGKILL");
     process.kill(executor, "SIGKILL");
     const { code, stdout } = await attach.exited;
-    // attach followed the run to its end: that is a success of attach, whatever the outcome.
-    expect(code).toBe(0);
+    // attach exits as --wait does: the run failed, so 1.
+    expect(code).toBe(1);
     expect(stdout).toContain("status: failed");
     // The reaper's error event shows the failure; the final `error:` line does not repeat it.
     expect(stdout).toContain(`✕ Error\n  executor ${executor} is gone; the run was interrupted before it finished\n`);
