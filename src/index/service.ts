@@ -235,7 +235,7 @@ export class WikiIndex {
   async secretIssues(rules: PrivacyRules): Promise<ValidationIssue[]> {
     return this.guard(async () => {
       await this.fresh();
-      return secretIssues(this.current(), this.almanacPath, rules);
+      return secretIssues(this.current(), { almanacPath: this.almanacPath, wikiRoot: this.wikiRoot }, rules);
     });
   }
 

@@ -13,6 +13,7 @@ import { generator } from "../privacy/corpus.js";
 import { filesHolding } from "../privacy/leaks.js";
 import { commitAll, page, sandbox, writeWiki, type RunOptions, type RunResult, type Sandbox } from "../support/cli.js";
 import { checkAndCleanUpAfterEach, type JobRecord } from "./support.js";
+import { getJson, startViewer } from "../viewer/support.js";
 
 let box: Sandbox;
 checkAndCleanUpAfterEach(() => box);
@@ -81,7 +82,7 @@ function expectNoLeak(found: string[]): void {
 }
 
 describe("the secret gate before the product's commit", () => {
-  test("a new page with secrets: the run fails with secret_found, nothing is committed or staged, and the secret is nowhere but the page", () => {
+  test("a new page with secrets: the run fails with secret_found, nothing is committed or staged, and the secret is nowhere but the page", async () => {
     box = sandbox();
     outputs.length = 0;
     const root = gitRepo();
@@ -124,6 +125,18 @@ describe("the secret gate before the product's commit", () => {
     expect(text).toMatch(/error: +2 secrets found in the wiki: .*Fix: edit the page to remove the secret, then commit it yourself or run `codealmanac jobs retry \S+` \(secret_found\)\n/);
     // What the agent wrote and said is in the ledger redacted, not dropped.
     expect(ca(["jobs", "logs", record.run_id]).stdout).toContain("Documented the deploy token [redacted: github-token]");
+
+    // The viewer's run view names them too, and its JSON (run and transcript steps) holds no secret.
+    const viewer = await startViewer(box, { cwd: root });
+    try {
+      const detail = await getJson<{ run: Gated; steps: unknown[] }>(viewer, `/api/jobs/${record.run_id}`);
+      expect(detail.body.run).toMatchObject({ failure_category: "secret_found", secret_findings: findings });
+      outputs.push(JSON.stringify(detail.body), JSON.stringify((await getJson(viewer, "/api/jobs")).body));
+    } finally {
+      viewer.child.kill("SIGKILL");
+      await viewer.exited;
+      outputs.push(viewer.stdout(), viewer.stderr());
+    }
     expectNoLeak([github, aws]);
   });
 
