@@ -1,3 +1,4 @@
+import { appendFileSync, mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { indexPath, statePaths, type StatePaths } from "./core/paths.js";
 import { trace } from "./core/trace.js";
@@ -305,12 +306,13 @@ export class App {
       log: (line) => this.log(line),
       environments: this.environments,
       operations: async (executionId, queuedWith, stoppedSignal) => {
-        const [{ LifecycleRunner }, { loadAdapter }, { runTimeoutMs, runIdleTimeoutMs }, commands, { EXECUTION_ENV }] = await Promise.all([
+        const [{ LifecycleRunner }, { loadAdapter }, { runTimeoutMs, runIdleTimeoutMs }, commands, { EXECUTION_ENV }, { codexLoginFix }] = await Promise.all([
           import("./lifecycle/runner.js"),
           import("./harnesses/registry.js"),
           this.config(),
           this.commands(),
           import("./queue/ports.js"),
+          import("./config/codex-provider.js"),
         ]);
         // The run executes in the environment of the command that queued it; every process the
         // agent starts also inherits the marker, so the whole tree can be found later.
@@ -318,7 +320,7 @@ export class App {
         return new LifecycleRunner({
           runs: this.runs,
           index: this.index,
-          harness: loadAdapter,
+          harness: (kind) => loadAdapter(kind, { codexLoginFix }),
           materials: this.runMaterials(commands, env),
           drift: async (index, slugs) => (await (await this.driftIn(env)).report(index, { slugs })).pages,
           commands,
@@ -349,12 +351,12 @@ export class App {
         return service.prepare(refs, context);
       },
       garden: async (index, issues, budgetChars) => {
-        const { gardenContext } = await import("./lifecycle/context/garden.js");
-        return gardenContext({ summary: await index.summary(), issues, budgetChars });
+        const [{ gardenContext }, { redactLeaves }] = await Promise.all([import("./lifecycle/context/garden.js"), import("./privacy/leaves.js")]);
+        return redactLeaves(gardenContext({ summary: await index.summary(), issues, budgetChars }));
       },
       build: async (root, budgetChars) => {
-        const { buildInventory } = await import("./lifecycle/context/build.js");
-        return buildInventory({ root, run: commands, env, budgetChars });
+        const [{ buildInventory }, { redactLeaves }] = await Promise.all([import("./lifecycle/context/build.js"), import("./privacy/leaves.js")]);
+        return redactLeaves(await buildInventory({ root, run: commands, env, budgetChars }));
       },
       stale: async (index, pages, context) => {
         const { staleMaterial } = await import("./lifecycle/context/stale.js");
@@ -505,10 +507,11 @@ export class App {
   // ── sync (sync/) ──
 
   async sync(): Promise<SyncService> {
-    const [{ SyncService }, { SyncStore }, { insertRun }, { listTranscriptFiles, readTranscriptMetas }, { completeExtent }, spawner] = await Promise.all([
+    const [{ SyncService }, { SyncStore }, { insertRun }, { parseSpec }, { listTranscriptFiles, readTranscriptMetas }, { completeExtent }, spawner] = await Promise.all([
       import("./sync/service.js"),
       import("./sync/store.js"),
       import("./queue/producer.js"),
+      import("./runs/spec.js"),
       import("./sync/discovery/index.js"),
       import("./sync/extent.js"),
       this.spawner(),
@@ -527,9 +530,32 @@ export class App {
           { runs: this.runs, now: this.now, runLogDir: this.paths.runLogs, environments: this.environments, env: this.options.env },
           { repository, kind: "ingest", spec },
         ),
+      reviseQueued: (runId, revise) => this.runs.reviseQueuedSpec(runId, this.now(), revise, parseSpec),
       wake: () => void spawner.spawnWorker(),
       hooks: this.hooks,
     });
+  }
+
+  /** Where the agents' session-end hooks write what they did (they have no terminal of their own). */
+  get hookLogPath(): string {
+    return join(this.paths.logs, "hooks.log");
+  }
+
+  /** Appends a timestamped line to the hooks' log; never throws (a hook must not fail). */
+  hookLog(line: string): void {
+    try {
+      mkdirSync(this.paths.logs, { recursive: true });
+      appendFileSync(this.hookLogPath, `${new Date(this.now()).toISOString()} [${process.pid}] ${line}\n`);
+    } catch {
+      // nowhere left to say it
+    }
+  }
+
+  /** The hook's work, detached: `hook session-end --session <target>` in a process of its own, its output in the hooks' log. */
+  async detachSessionSync(target: string): Promise<number> {
+    const { spawnDetachedCommand } = await import("./queue/process-adapter.js");
+    const options = { binPath: this.options.binPath ?? process.argv[1] ?? "codealmanac", logsDir: this.paths.logs, cwd: this.paths.root, env: this.options.env };
+    return spawnDetachedCommand(options, ["hook", "session-end", "--session", target], this.hookLogPath);
   }
 
   // ── viewer (viewer/) ──

@@ -98,10 +98,12 @@ function syntaxProblem(ctx: CliContext, program: CommandUnknownOpts, error: Comm
       const suggestion = closest(typed, publicCommands(program));
       return { title: "Unknown command", ...(suggestion ? { replacement: `codealmanac ${suggestion}` } : { detail: message }) };
     }
-    case "commander.excessArguments":
-      return replacement
-        ? { title: "Unknown command", replacement }
-        : { title: groupName(ctx) ? "Unknown command" : "Unexpected argument", detail: message };
+    case "commander.excessArguments": {
+      if (replacement) return { title: "Unknown command", replacement };
+      const sub = closeSubcommand(program, ctx);
+      if (sub) return { title: "Unknown command", replacement: `codealmanac ${sub}` };
+      return { title: groupName(ctx) ? "Unknown command" : "Unexpected argument", detail: message };
+    }
     case "commander.unknownOption":
       return { title: "Unknown option", detail: withOptionSuggestion(program, ctx, message) };
     case "commander.missingArgument":
@@ -111,6 +113,18 @@ function syntaxProblem(ctx: CliContext, program: CommandUnknownOpts, error: Comm
     default:
       return { title: "Invalid value", detail: message };
   }
+}
+
+/** `jobs lsit` → `jobs list`: the group's subcommand closest to the word after it. */
+function closeSubcommand(program: CommandUnknownOpts, ctx: CliContext): string | undefined {
+  const group = groupName(ctx);
+  if (!group) return undefined;
+  const words = ctx.argv.filter((a) => !a.startsWith("-"));
+  const typed = words[words.indexOf(group) + 1];
+  const command = program.commands.find((c) => c.name() === group);
+  if (typed === undefined || !command) return undefined;
+  const sub = closest(typed, command.commands.map((c) => c.name()));
+  return sub ? `${group} ${sub}` : undefined;
 }
 
 function groupName(ctx: CliContext): string | undefined {

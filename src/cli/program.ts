@@ -19,6 +19,7 @@ import { registerAutomationCommands } from "./commands/automation.js";
 import { registerSetupCommands } from "./commands/setup.js";
 import { registerServeCommands } from "./commands/serve.js";
 import { registerMcpCommands } from "./commands/mcp.js";
+import { registerHookCommands } from "./commands/hook.js";
 
 /** Every command family, in the order `--help` lists them. */
 const FAMILIES: readonly RegisterCommands[] = [
@@ -38,6 +39,7 @@ const FAMILIES: readonly RegisterCommands[] = [
   registerSetupCommands,
   registerServeCommands,
   registerMcpCommands,
+  registerHookCommands,
 ];
 
 /**

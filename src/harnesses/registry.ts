@@ -8,13 +8,19 @@ import { resolveExecutable } from "../core/executables.js";
 import { defaultModel, HARNESS_KINDS, HARNESSES, PREFERRED_HARNESS, type HarnessKind } from "./catalog.js";
 import type { HarnessAdapter } from "./types.js";
 
-const ADAPTERS: Record<HarnessKind, () => Promise<HarnessAdapter>> = {
+/** What app.ts gives the adapters from other domains. */
+export interface AdapterWiring {
+  /** The fix for a rejected Codex key, which depends on Codex's own config (read by the config domain). */
+  codexLoginFix?: (env: NodeJS.ProcessEnv) => string;
+}
+
+const ADAPTERS: Record<HarnessKind, (wiring: AdapterWiring) => Promise<HarnessAdapter>> = {
   claude: async () => (await import("./claude/adapter.js")).createClaudeAdapter(),
-  codex: async () => (await import("./codex/adapter.js")).createCodexAdapter(),
+  codex: async ({ codexLoginFix }) => (await import("./codex/adapter.js")).createCodexAdapter(codexLoginFix ? { loginFix: codexLoginFix } : {}),
 };
 
-export function loadAdapter(kind: HarnessKind): Promise<HarnessAdapter> {
-  return ADAPTERS[kind]();
+export function loadAdapter(kind: HarnessKind, wiring: AdapterWiring = {}): Promise<HarnessAdapter> {
+  return ADAPTERS[kind](wiring);
 }
 
 /** Agent CLIs found on PATH (nothing is started to find them). */

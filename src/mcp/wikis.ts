@@ -5,6 +5,7 @@ import { almanacPathFor, repositoryStatus } from "../repositories/identity.js";
 import type { Repository } from "../repositories/model.js";
 import type { RepositoryListing } from "../repositories/service.js";
 import type { McpDeps } from "./deps.js";
+import { closeNames, didYouMean } from "./suggest.js";
 
 /** A wiki ready to read: its index brought up to date for this call. */
 export interface OpenWiki {
@@ -13,8 +14,19 @@ export interface OpenWiki {
   index: WikiIndex;
 }
 
-export function noWikiMessage(cwd: string): string {
-  return `No wiki here: no almanac/ in ${cwd} or any folder above it. Create one with \`ca init\` in the repository, or start the server with \`--wiki <name>\` for a registered wiki (list_wikis shows them).`;
+/** Registered wikis named in the no-wiki message; list_wikis has the rest. */
+const NAMED_WIKIS = 5;
+
+/**
+ * Every tool takes a `wiki` argument, which reads a registered wiki from anywhere: the
+ * message says so first, and names the wikis there are (or that there are none yet).
+ */
+export function noWikiMessage(cwd: string, registered: readonly string[]): string {
+  const names =
+    registered.length === 0
+      ? "none is registered yet"
+      : `registered: ${registered.slice(0, NAMED_WIKIS).join(", ")}${registered.length > NAMED_WIKIS ? `, … (${registered.length} in all)` : ""}`;
+  return `No wiki here: no almanac/ in ${cwd} or any folder above it. Pass a registered wiki's name as the tool's \`wiki\` argument (list_wikis lists them; ${names}), start the server with \`--wiki <name>\`, or create a wiki with \`ca init\` in the repository.`;
 }
 
 /**
@@ -35,21 +47,43 @@ export class Wikis {
   repository(requested?: string): Repository {
     const { deps } = this;
     if (deps.wiki !== null) {
-      const pinned = deps.repositories.byName(deps.wiki);
-      if (requested !== undefined && deps.repositories.byName(requested).repositoryId !== pinned.repositoryId) {
+      const pinned = this.named(deps.wiki, (hint) => `(this server was started with --wiki ${deps.wiki}${hint}); restart it with a registered wiki's name (\`ca list\` names them)`);
+      if (requested !== undefined && this.named(requested).repositoryId !== pinned.repositoryId) {
         throw invalid(`this server reads only the wiki "${pinned.name}" (it was started with --wiki ${deps.wiki})`);
       }
       return pinned;
     }
-    if (requested !== undefined) return deps.repositories.byName(requested);
+    if (requested !== undefined) return this.named(requested);
     try {
       return deps.repositories.select(deps.cwd);
     } catch (error) {
       if (isProductError(error) && error.code === "repository_not_selected") {
-        throw new ProductError("repository_not_selected", noWikiMessage(deps.cwd));
+        throw new ProductError("repository_not_selected", noWikiMessage(deps.cwd, this.registeredNames()));
       }
       throw error;
     }
+  }
+
+  /**
+   * A registered wiki by name. An unknown name is "wiki not found" (what the tools call a
+   * repository), with close names and where to find the others: list_wikis, unless the
+   * server is pinned to one that does not exist and says what to do instead.
+   */
+  private named(name: string, pinned?: (hint: string) => string): Repository {
+    try {
+      return this.deps.repositories.byName(name);
+    } catch (error) {
+      if (!isProductError(error) || error.code !== "not_found") throw error;
+      const close = closeNames(name.trim(), this.registeredNames());
+      const where = pinned
+        ? ` ${pinned(close.length > 0 ? `; did you mean ${close.join(", ")}?` : "")}`
+        : `${didYouMean(close)}; list_wikis lists the wikis this server reads`;
+      throw new ProductError("not_found", `wiki not found: ${name.trim()}${where}`);
+    }
+  }
+
+  private registeredNames(): string[] {
+    return this.deps.repositories.list().map((listing) => listing.repository.name);
   }
 
   /** The name of the wiki calls read by default, or null when there is none. */

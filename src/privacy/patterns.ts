@@ -70,7 +70,7 @@ function privateKeys(text: string): Span[] {
  */
 const CREDENTIAL_HEADER =
   /\b(?:proxy-)?authorization|\bx-api-key|\bapi-key|\bx-auth-token/gi;
-const HEADER_VALUE = /(?:\\?["'])?[ \t]*[:=][ \t]*(?:\\?["'])?([^\r\n"'\\]*)/y;
+const HEADER_VALUE = /(?:\\?["'])?[ \t]*[:=][ \t]*(\\?["']|)([^\r\n"'\\]*)/y;
 
 function credentialHeaders(text: string): Span[] {
   const spans: Span[] = [];
@@ -79,14 +79,32 @@ function credentialHeaders(text: string): Span[] {
     HEADER_VALUE.lastIndex = name.index + name[0].length;
     const value = HEADER_VALUE.exec(text);
     if (!value) continue;
-    const raw = value[1]!;
-    const trimmed = raw.trimEnd();
-    if (!looksLikeCredential(trimmed)) continue;
+    const raw = value[2]!;
     const start = HEADER_VALUE.lastIndex - raw.length;
+    // Digest credentials are quoted parameters (`username="a", response="…"`): the value runs
+    // past its inner quotes to where the header ends.
+    const whole = /^digest\s/i.test(raw) ? text.slice(start, headerEnd(text, start, value[1]!)) : raw;
+    const trimmed = whole.trimEnd();
+    if (!looksLikeCredential(trimmed.replace(/[\\"',]/g, " "))) continue;
     spans.push({ start, end: start + trimmed.length, kind: "authorization-header" });
     CREDENTIAL_HEADER.lastIndex = start + trimmed.length;
   }
   return spans;
+}
+
+/**
+ * The end of a header value that holds quotes: a line break (real or JSON-escaped), or,
+ * when the value was itself quoted, the quote that closes it, one not escaped more deeply
+ * than the opening quote (in JSON `"` closes where `\"` does not).
+ */
+function headerEnd(text: string, from: number, openingQuote: string): number {
+  let end = from;
+  while (end < text.length) {
+    if (text[end] === "\n" || text[end] === "\r" || text.startsWith("\\n", end)) break;
+    if (openingQuote !== "" && text.startsWith(openingQuote, end) && text[end - 1] !== "\\") break;
+    end += 1;
+  }
+  return end;
 }
 
 /** A word of token characters long enough to be a key, with a digit or token punctuation (or very long). */
@@ -131,12 +149,24 @@ function secretAssignments(text: string): Span[] {
   const spans: Span[] = [];
   ASSIGNMENT.lastIndex = 0;
   for (let match = ASSIGNMENT.exec(text); match; match = ASSIGNMENT.exec(text)) {
-    const value = match[3]!;
-    if (!namesASecret(match[1]!) || value.length < 6 || isPlaceholder(value)) continue;
-    const end = match.index + match[0].length;
-    spans.push({ start: end - value.length, end, kind: "secret-assignment" });
+    if (!namesASecret(match[1]!)) continue;
+    const start = match.index + match[0].length - match[3]!.length;
+    const quote = match[2]!;
+    // A quoted value may hold spaces (`API_KEY="correct horse battery"`): it runs to its closing quote.
+    const end = /["']$/.test(quote) ? closingQuote(text, start, quote) : start + match[3]!.length;
+    const value = text.slice(start, end).trimEnd();
+    if (value.length < 6 || isPlaceholder(value)) continue;
+    spans.push({ start, end: start + value.length, kind: "secret-assignment" });
+    ASSIGNMENT.lastIndex = end;
   }
   return spans;
+}
+
+/** Where a value opened by `quote` (`"`, `'`, or JSON-escaped `\"`) ends: its closing quote, or the end of its line. */
+function closingQuote(text: string, from: number, quote: string): number {
+  let end = from;
+  while (end < text.length && !text.startsWith(quote, end) && text[end] !== "\n" && text[end] !== "\r" && !text.startsWith("\\n", end)) end += 1;
+  return end;
 }
 
 export function namesASecret(name: string): boolean {

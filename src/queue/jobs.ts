@@ -1,6 +1,7 @@
 import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { notFound } from "../core/errors.js";
+import { invalid, notFound } from "../core/errors.js";
+import { LATEST, parseRunId } from "../runs/ids.js";
 import { isTerminal, type RunEvent, type RunRecord } from "../runs/model.js";
 import type { ListFilter, PrunedRun, RunStore } from "../runs/store.js";
 import type { LockStore } from "../runs/lock-store.js";
@@ -31,6 +32,11 @@ export interface JobsDeps {
    */
   settlePruned: (runs: readonly PrunedRun[]) => void;
 }
+
+/** Shorter forms would match by accident: `b` is a prefix of every build. */
+const MIN_SHORT_ID = 4;
+/** How many candidates an ambiguous short form lists. */
+const AMBIGUITY_SHOWN = 3;
 
 /** One poll of a followed run: its record, the events new since the last poll (often none), and whether it ended. */
 export interface AttachUpdate {
@@ -91,6 +97,28 @@ export class JobsService {
 
   list(filter: ListFilter): RunRecord[] {
     return this.deps.runs.listRuns(filter);
+  }
+
+  /**
+   * The full id a user's short form names: the id itself, `latest` (the newest run), or a
+   * unique start of the id or of its trailing hex part. Several matches are refused with
+   * the first few, so nobody cancels the wrong run.
+   */
+  resolveRunId(input: string, repositoryId?: string): string {
+    const text = parseRunId(input);
+    if (text === LATEST) {
+      const newest = this.deps.runs.listRuns({ limit: 1, ...(repositoryId ? { repositoryId } : {}) })[0];
+      if (!newest) throw notFound("run", "no runs yet");
+      return newest.runId;
+    }
+    const exact = this.deps.runs.getRun(text);
+    if (exact && (repositoryId === undefined || exact.repositoryId === repositoryId)) return exact.runId;
+    if (text.length < MIN_SHORT_ID) throw notFound("run", text);
+    const matches = this.deps.runs.runIdsStartingWith(text, repositoryId, AMBIGUITY_SHOWN + 1);
+    if (matches.length === 1) return matches[0]!;
+    if (matches.length === 0) throw notFound("run", text);
+    const more = matches.length > AMBIGUITY_SHOWN ? ", …" : "";
+    throw invalid(`run id "${text}" is ambiguous: it matches ${matches.slice(0, AMBIGUITY_SHOWN).join(", ")}${more}; give more of it`);
   }
 
   show(runId: string, repositoryId?: string): RunRecord {

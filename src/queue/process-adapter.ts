@@ -32,20 +32,7 @@ export interface SpawnerOptions {
  * its own agent. Output goes to log files, never to /dev/null.
  */
 export function createSpawner(options: SpawnerOptions): Spawner {
-  const start = (args: string[], logFile: string, stdin: "ignore" | "pipe") => {
-    mkdirSync(dirname(logFile), { recursive: true });
-    const fd = openSync(logFile, "a");
-    try {
-      return spawn(process.execPath, [options.binPath, ...args], {
-        cwd: options.cwd,
-        env: options.env,
-        detached: true,
-        stdio: [stdin, fd, fd],
-      });
-    } finally {
-      closeSync(fd);
-    }
-  };
+  const start = (args: string[], logFile: string, stdin: "ignore" | "pipe") => startDetached(options, args, logFile, stdin);
   const workerLog = join(options.logsDir, "worker.log");
   return {
     spawnWorker() {
@@ -84,4 +71,27 @@ export function createSpawner(options: SpawnerOptions): Spawner {
       };
     },
   };
+}
+
+/** A detached CLI command (the session-end hook's `sync --session`) with its output in `logFile`; returns its pid. */
+export function spawnDetachedCommand(options: SpawnerOptions, args: string[], logFile: string): number {
+  mkdirSync(options.cwd, { recursive: true });
+  const child = startDetached(options, args, logFile, "ignore");
+  child.unref();
+  return child.pid ?? -1;
+}
+
+function startDetached(options: SpawnerOptions, args: string[], logFile: string, stdin: "ignore" | "pipe") {
+  mkdirSync(dirname(logFile), { recursive: true });
+  const fd = openSync(logFile, "a");
+  try {
+    return spawn(process.execPath, [options.binPath, ...args], {
+      cwd: options.cwd,
+      env: options.env,
+      detached: true,
+      stdio: [stdin, fd, fd],
+    });
+  } finally {
+    closeSync(fd);
+  }
 }

@@ -10,6 +10,9 @@ export function newRunId(kind: RunKind, now: number): string {
   return `${kind}-${stamp}-${randomHex(4)}`;
 }
 
+/** The short form that names the newest run. */
+export const LATEST = "latest";
+
 export function parseRunId(input: string): string {
   const id = input.trim();
   if (!RUN_ID.test(id)) throw invalid(`invalid run id "${input}": it must match ${RUN_ID.source}`);

@@ -88,9 +88,12 @@ interface At {
 function projectRunEvent(steps: RunStep[], memory: StepMemory, event: RunEvent, at: At): void {
   if (event.kind === "error") pushError(steps, memory, { ...at, kind: "error", title: "Error", body: event.message, error: true });
   else if (event.kind === "warning") steps.push({ ...at, kind: "warning", title: "Warning", body: event.message, error: false });
-  else if (event.kind === "status") pushStatus(steps, { ...at, kind: "status", title: titleCase(event.message), body: event.message, error: false });
+  else if (event.kind === "status") steps.push({ ...at, kind: "status", title: titleCase(event.message), body: event.message, error: false });
   else steps.push({ ...at, kind: "status", title: sentence(event.message), error: false });
 }
+
+/** The step of the agent's own successful end, before the run's closing steps. */
+const AGENT_FINISHED = "Agent finished";
 
 /** An event the agent's harness reported, one projection per harness event kind. */
 function projectHarnessEvent(steps: RunStep[], memory: StepMemory, h: HarnessPayload, at: At): void {
@@ -115,7 +118,8 @@ function projectHarnessEvent(steps: RunStep[], memory: StepMemory, h: HarnessPay
       return;
     case "done":
       if (h.failure) pushError(steps, memory, failureStep(at, h.failure.message ?? h.message ?? "", h.failure.fix));
-      else steps.push({ ...at, kind: "status", title: "Done", body: h.message ?? "", error: false });
+      // Not "Done": the run's own steps (stamping, the commit) follow, and then the run's Done.
+      else steps.push({ ...at, kind: "status", title: AGENT_FINISHED, body: h.message ?? "", error: false });
       return;
     case "provider_session":
       if (h.provider_session_id) steps.push({ ...at, kind: "status", title: "Session", body: h.provider_session_id, error: false });
@@ -236,17 +240,6 @@ export function failureText(text: string): string {
 /** Whether two failure texts (from `failureText`) report the same failure. */
 export function sameFailure(a: string, b: string): boolean {
   return a !== "" && b !== "" && (a.includes(b) || b.includes(a));
-}
-
-/** The agent's own `done` and the run's final status say the same thing: one "Done" is shown. */
-function pushStatus(steps: RunStep[], step: RunStep): void {
-  const last = steps[steps.length - 1];
-  if (last?.kind === "status" && last.title === "Done" && step.title === "Done") {
-    last.sequence = step.sequence;
-    last.timestamp = step.timestamp;
-    return;
-  }
-  steps.push(step);
 }
 
 function sentence(message: string): string {

@@ -190,6 +190,23 @@ export class RunStore implements RunReads, RunFootprints, RunRecorder {
     return rows.map(toRecord);
   }
 
+  /**
+   * Run ids a short form can name, newest first: ids that start with `text`, or whose
+   * trailing hex part does (`c66c5349` or `c66c` for `build-20261201194329-c66c5349`).
+   * Compared as plain text, so no character in `text` is a wildcard.
+   */
+  runIdsStartingWith(text: string, repositoryId: string | undefined, limit: number): string[] {
+    const rows = this.db
+      .prepare(
+        `SELECT run_id FROM runs
+         WHERE (substr(run_id, 1, length(@text)) = @text OR substr(run_id, length(run_id) - 7, length(@text)) = @text)
+           AND (@repository IS NULL OR repository_id = @repository)
+         ORDER BY seq DESC LIMIT @limit`,
+      )
+      .all({ text, repository: repositoryId ?? null, limit }) as { run_id: string }[];
+    return rows.map((row) => row.run_id);
+  }
+
   /** How many runs a filtered listing would show without its limit. */
   countMatchingRuns(filter: Omit<ListFilter, "limit">): number {
     const where: string[] = [];
@@ -358,6 +375,35 @@ export class RunStore implements RunReads, RunFootprints, RunRecorder {
           if (parsed.ok) return { record, spec: parsed.spec };
           this.applyChange(row.run_id, finishChange(record, now, { status: "failed", error: parsed.error, category: "internal_error", errorEvent: parsed.error }));
         }
+      })
+      .immediate();
+  }
+
+  /**
+   * A queued run's spec, revised (more material for a sync ingest): `revise` gets the run
+   * and its current spec and returns the new spec with the event that says why, or null to
+   * leave it. Only a run still `queued` is revised, in one transaction, so it is atomic
+   * against `claimRun`: the executor reads the spec after its claim and sees either the
+   * old spec or the new one, and a run claimed first is left as it is (false).
+   */
+  reviseQueuedSpec(
+    runId: string,
+    now: number,
+    revise: (record: RunRecord, spec: RunSpec) => { spec: RunSpec; event: string } | null,
+    parse: (json: string) => SpecParse,
+  ): boolean {
+    return this.db
+      .transaction((): boolean => {
+        const record = this.getRun(runId);
+        if (record?.status !== "queued") return false;
+        const parsed = parse(record.specJson);
+        const revised = parsed.ok ? revise(record, parsed.spec) : null;
+        if (!revised) return false;
+        this.db
+          .prepare("UPDATE runs SET spec_json = ?, title = ?, updated_at = ? WHERE run_id = ? AND status = 'queued'")
+          .run(JSON.stringify(revised.spec), revised.spec.title ?? record.title, now, runId);
+        this.insertEvent(runId, now, "status", revised.event);
+        return true;
       })
       .immediate();
   }

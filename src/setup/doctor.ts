@@ -12,6 +12,7 @@ import { formatDuration } from "../config/duration.js";
 import { harnessChecks } from "./harness-checks.js";
 import type { HarnessProbe } from "./harness-probe.js";
 import { installedFiles } from "./instruction-files.js";
+import { HOOK_TARGETS, hookState, type HookTarget } from "./agent-hooks.js";
 import { INSTRUCTION_TARGETS, type Check, type DoctorReport } from "./model.js";
 import type { StateDatabaseReport } from "./state-database.js";
 
@@ -47,6 +48,8 @@ export interface DoctorDeps {
   schedules(): Promise<ScheduleStatus[]>;
   /** The wiki selected like other commands do; null when there is none. */
   wiki(): Promise<WikiDiagnosis | null>;
+  /** The command this installation's SessionEnd hooks run. */
+  hookCommand: string;
 }
 
 export async function runDoctor(deps: DoctorDeps): Promise<DoctorReport> {
@@ -66,6 +69,7 @@ export async function runDoctor(deps: DoctorDeps): Promise<DoctorReport> {
   const configured = config.ok ? config.value.harnessDefault : null;
   checks.push(...harnessChecks(probes, configured ?? detected(probes)));
   checks.push(...INSTRUCTION_TARGETS.map((target) => guard(`instructions.${target}`, () => instructionsCheck(target, deps.env))));
+  checks.push(...HOOK_TARGETS.map((target) => guard(`hooks.${target}`, () => hookCheck(target, deps))));
   checks.push(...(await scheduleChecks(deps)));
   checks.push(...(await wikiChecks(deps)));
   return { checks, ok: checks.every((c) => c.status !== "fail") };
@@ -162,6 +166,21 @@ function instructionsCheck(target: (typeof INSTRUCTION_TARGETS)[number], env: No
   const files = installedFiles(target, env);
   if (files.length > 0) return { key, status: "ok", message: `installed in ${files.join(", ")}` };
   return { key, status: "warn", message: `${target} is not told about the wiki`, fix: `ca setup --target ${target}` };
+}
+
+/** Whether the agent syncs a session when it ends: our hook in its file, running this installation. */
+function hookCheck(target: HookTarget, deps: DoctorDeps): Check {
+  const key = `hooks.${target}`;
+  const state = hookState(target, deps.env, deps.hookCommand);
+  if (state.status === "missing") {
+    return { key, status: "warn", message: `no SessionEnd hook in ${state.path}: ${target} sessions wait for the scheduled sync`, fix: `ca setup --target ${target}` };
+  }
+  if (state.status === "stale") {
+    const runs = state.commands.join("; ");
+    return { key, status: "warn", message: `the SessionEnd hook in ${state.path} is not this installation's (it runs ${runs})`, fix: `ca setup --target ${target} updates it` };
+  }
+  const trust = target === "codex" ? " (Codex runs it once you trust it: /hooks in Codex)" : "";
+  return { key, status: "ok", message: `SessionEnd hook installed in ${state.path}${trust}` };
 }
 
 async function scheduleChecks(deps: DoctorDeps): Promise<Check[]> {

@@ -12,6 +12,8 @@ import { applyInstructions, planInstructions } from "./instruction-files.js";
 import type { McpClient, RegistrationReport } from "../mcp/install/model.js";
 import { registerMcpServers } from "./mcp-servers.js";
 import type { Check, ScheduleOutcome, SettingsStore, SetupReport, SetupRequest } from "./model.js";
+import { applyHook, planHook, type HookResult, type HookTarget } from "./agent-hooks.js";
+import { HARNESSES } from "../harnesses/catalog.js";
 
 export interface InstallDeps {
   env: NodeJS.ProcessEnv;
@@ -20,6 +22,10 @@ export interface InstallDeps {
   automation(): Promise<Automation>;
   /** Registers the MCP server with a client in the user scope (`ca mcp install --client <client>`). */
   registerMcp(client: McpClient): Promise<RegistrationReport>;
+  /** The command the SessionEnd hooks run (this CLI's `hook session-end`). */
+  hookCommand: string;
+  /** Where setup records what it created in the agents' hook files (see agent-hooks.ts). */
+  hookRecord: string;
 }
 
 export async function runSetup(request: SetupRequest, deps: InstallDeps): Promise<SetupReport> {
@@ -30,12 +36,31 @@ export async function runSetup(request: SetupRequest, deps: InstallDeps): Promis
   await store.saveSettings(request.settings);
   const instructions = edits.map(applyInstructions);
   const mcp = await registerMcpServers(request.mcpClients, (client) => deps.registerMcp(client), warnings);
+  const hooks = installHooks(request.hooks, deps, warnings);
   const schedules = request.skipSchedules ? [] : await reconcileSchedules(request, deps);
   for (const failed of schedules) {
     if (failed.outcome !== "failed") continue;
     warnings.push({ key: `schedule.${failed.task}`, status: "warn", message: failed.message, fix: failed.fix });
   }
-  return { instructions, settings: request.settings, configPath: store.path, schedules, mcp, warnings };
+  return { instructions, settings: request.settings, configPath: store.path, schedules, mcp, hooks, warnings };
+}
+
+/** A hook file setup cannot edit (not JSON, say) is a warning: sessions are still synced on schedule. */
+function installHooks(targets: HookTarget[], deps: InstallDeps, warnings: Check[]): HookResult[] {
+  const results: HookResult[] = [];
+  for (const target of targets) {
+    try {
+      results.push(applyHook(planHook(target, deps.env, deps.hookCommand), deps.hookRecord));
+    } catch (error) {
+      warnings.push({
+        key: `hooks.${target}`,
+        status: "warn",
+        message: `could not install the SessionEnd hook for ${HARNESSES[target].label}: ${oneLine(error)}`,
+        fix: "sessions are still synced on schedule; after fixing it, `ca setup` installs the hook",
+      });
+    }
+  }
+  return results;
 }
 
 async function reconcileSchedules(request: SetupRequest, deps: InstallDeps): Promise<ScheduleOutcome[]> {

@@ -102,7 +102,7 @@ function resolved(path: string): string {
   return existsSync(path) ? realpathSync(path) : path;
 }
 
-function writeThrough(path: string, text: string): void {
+export function writeThrough(path: string, text: string): void {
   const target = resolved(path);
   mkdirSync(dirname(target), { recursive: true });
   writeFileAtomic(target, text);

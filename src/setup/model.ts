@@ -9,6 +9,17 @@ import type { McpClient, RegistrationStatus } from "../mcp/install/model.js";
 export const INSTRUCTION_TARGETS = ["claude", "codex"] as const;
 export type InstructionTarget = (typeof INSTRUCTION_TARGETS)[number];
 
+/** The agents with a SessionEnd hook `setup` installs (see agent-hooks.ts). */
+export const HOOK_TARGETS = ["claude", "codex"] as const;
+export type HookTarget = (typeof HOOK_TARGETS)[number];
+
+/** What setup did with one agent's hook. */
+export interface HookResult {
+  target: HookTarget;
+  path: string;
+  status: "installed" | "updated" | "already installed";
+}
+
 export interface InstructionResult {
   target: InstructionTarget;
   path: string;
@@ -49,6 +60,8 @@ export interface SetupRequest {
   skipSchedules: boolean;
   /** The clients to register the MCP server with (user scope); empty with --no-mcp. */
   mcpClients: McpClient[];
+  /** The agents to install the SessionEnd hook for; empty with --skip-hooks. */
+  hooks: HookTarget[];
 }
 
 /** One client's MCP registration during setup; a failure does not stop setup and is also one of its warnings. */
@@ -68,6 +81,8 @@ export interface SetupReport {
   schedules: ScheduleOutcome[];
   /** Empty when no client was registered (--no-mcp, or no agent CLI installed). */
   mcp: McpOutcome[];
+  /** The SessionEnd hooks; one that could not be installed is among the warnings. Empty with --skip-hooks. */
+  hooks: HookResult[];
   /** Problems that did not stop setup (agents missing or logged out, an MCP registration or a scheduler that failed). */
   warnings: Check[];
 }

@@ -28,6 +28,7 @@ export interface SetupChoices {
   skipSchedules: boolean;
   /** False for `--no-mcp`. */
   mcp: boolean;
+  skipHooks: boolean;
 }
 
 export function targetsFor(choice: TargetChoice | null): InstructionTarget[] {
@@ -57,5 +58,7 @@ export function setupRequest(choices: SetupChoices, config: Config, installed: (
     },
     skipSchedules: choices.skipSchedules,
     mcpClients: choices.mcp ? targetsFor(choices.target).filter(installed) : [],
+    // The SessionEnd hook goes to the agents the person uses, as the MCP server does.
+    hooks: choices.skipHooks ? [] : targetsFor(choices.target).filter(installed),
   };
 }

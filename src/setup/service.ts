@@ -14,6 +14,9 @@ import type { ValidationIssue } from "../index/views/validate.js";
 import type { McpClient, RegistrationAction, RegistrationReport } from "../mcp/install/model.js";
 import type { Repository } from "../repositories/model.js";
 import { runDoctor, type RegistryDiagnosis, type WikiDiagnosis } from "./doctor.js";
+import { hookCommand } from "./agent-hooks.js";
+import { realScript } from "../mcp/install/server-command.js";
+import { join } from "node:path";
 import { probeHarnesses, type HarnessProbe } from "./harness-probe.js";
 import { runSetup } from "./install.js";
 import type { DoctorReport, SettingsStore, SetupReport, SetupRequest } from "./model.js";
@@ -73,7 +76,18 @@ export class SetupService {
       settings: () => this.deps.settings(),
       automation: () => this.deps.automation(),
       registerMcp: (client) => this.registerMcp(client),
+      hookCommand: this.hookCommand(),
+      hookRecord: this.hookRecord(),
     });
+  }
+
+  /** What the SessionEnd hooks run: this node and this CLI's script, as the MCP registration records them. */
+  private hookCommand(): string {
+    return hookCommand(process.execPath, realScript(process.argv[1] ?? "codealmanac"));
+  }
+
+  private hookRecord(): string {
+    return join(this.deps.paths.root, "agent-hooks.json");
   }
 
   /** The server this very CLI runs, registered as `ca mcp install --client <client>` would. */
@@ -108,6 +122,7 @@ export class SetupService {
       probeHarnesses: () => this.harnesses(),
       schedules: async () => (await deps.automation()).status(),
       wiki: () => this.diagnoseWiki(cwd, wiki),
+      hookCommand: this.hookCommand(),
     });
   }
 
@@ -141,6 +156,8 @@ export class SetupService {
       queue: () => deps.queue(),
       repositoryRoots: () => deps.repositoryRoots(),
       closeState: () => deps.closeState(),
+      hookCommand: this.hookCommand(),
+      hookRecord: this.hookRecord(),
       mcpRegistration: (client) => this.mcpRegistration(client),
       unregisterMcp: (client) => this.changeMcp("uninstall", client),
     };

@@ -1,6 +1,7 @@
 /**
  * `uninstall`: takes out exactly what setup and use put on the machine — the managed
- * instruction blocks, our MCP server in the agents' user scope, the schedules, and the
+ * instruction blocks, our MCP server in the agents' user scope, our SessionEnd hooks in
+ * the agents' settings, the schedules, and the
  * state directory — and never a repository's `almanac/`, nor its `.mcp.json` (shared
  * with whoever clones it). The state goes last, and only once the queue is stopped:
  * deleting the ledger under a live worker would leave agents editing repositories
@@ -11,6 +12,7 @@ import { AUTOMATION_TASKS, type Automation, type AutomationTask } from "../autom
 import { conflict, oneLine } from "../core/errors.js";
 import type { StatePaths } from "../core/paths.js";
 import { installedFiles, removeInstructions, type RemovedFile } from "./instruction-files.js";
+import { HOOK_TARGETS, hookState, removeHook, type HookState, type RemovedHook } from "./agent-hooks.js";
 import { findMcpRegistrations, removeMcpServers, type McpRegistration, type McpRegistrationDeps, type RemovedRegistration } from "./mcp-servers.js";
 import { INSTRUCTION_TARGETS, type Check, type InstructionTarget } from "./model.js";
 import { describeActivity, queueActivity, shutDownQueue, type QueueActivity, type QueueShutdownDeps } from "./queue-shutdown.js";
@@ -28,11 +30,16 @@ export interface UninstallDeps extends McpRegistrationDeps {
   repositoryRoots(): string[];
   /** Closes every handle on the state directory before it is deleted. */
   closeState(): void;
+  /** The command our SessionEnd hooks run, and the record of what setup created for them. */
+  hookCommand: string;
+  hookRecord: string;
 }
 
 export interface UninstallPlan {
   instructions: { target: InstructionTarget; path: string }[];
   mcp: McpRegistration[];
+  /** Files holding a SessionEnd hook of ours (this installation's or another's). */
+  hooks: HookState[];
   schedules: AutomationTask[];
   /** Set when the schedules could not be read; removal is still attempted. */
   scheduleProblem: string | null;
@@ -44,6 +51,7 @@ export interface UninstallPlan {
 export interface UninstallReport {
   instructions: RemovedFile[];
   mcp: RemovedRegistration[];
+  hooks: RemovedHook[];
   schedules: AutomationTask[];
   /** The deleted state directory, or null. */
   stateRoot: string | null;
@@ -59,6 +67,15 @@ const IDLE: QueueActivity = { queued: 0, running: 0, worker: null };
 export async function planUninstall(deps: UninstallDeps): Promise<UninstallPlan> {
   const instructions = INSTRUCTION_TARGETS.flatMap((target) => installedFiles(target, deps.env).map((path) => ({ target, path })));
   const mcp = await findMcpRegistrations(deps);
+  // A hook file that is not JSON holds no hook we could find or remove: it is left alone.
+  const hooks = HOOK_TARGETS.flatMap((target) => {
+    try {
+      const state = hookState(target, deps.env, deps.hookCommand);
+      return state.status === "missing" ? [] : [state];
+    } catch {
+      return [];
+    }
+  });
   let schedules: AutomationTask[] = [];
   let scheduleProblem: string | null = null;
   try {
@@ -68,11 +85,11 @@ export async function planUninstall(deps: UninstallDeps): Promise<UninstallPlan>
   }
   const stateRoot = existsSync(deps.paths.root) ? deps.paths.root : null;
   const activity = existsSync(deps.paths.database) ? queueActivity(await deps.queue()) : IDLE;
-  return { instructions, mcp, schedules, scheduleProblem, stateRoot, activity };
+  return { instructions, mcp, hooks, schedules, scheduleProblem, stateRoot, activity };
 }
 
 export function isNothingToRemove(plan: UninstallPlan): boolean {
-  return plan.instructions.length === 0 && plan.mcp.length === 0 && plan.schedules.length === 0 && plan.stateRoot === null;
+  return plan.instructions.length === 0 && plan.mcp.length === 0 && plan.hooks.length === 0 && plan.schedules.length === 0 && plan.stateRoot === null;
 }
 
 export function isBusy(activity: QueueActivity): boolean {
@@ -100,6 +117,7 @@ export function describePlan(plan: UninstallPlan): string {
   const parts: string[] = [];
   if (plan.instructions.length > 0) parts.push(`the codealmanac block in ${plan.instructions.map((i) => i.path).join(" and ")}`);
   if (plan.mcp.length > 0) parts.push(`the codealmanac MCP server in ${plan.mcp.map((m) => m.configPath).join(" and ")}`);
+  if (plan.hooks.length > 0) parts.push(`the codealmanac SessionEnd hook in ${plan.hooks.map((h) => h.path).join(" and ")}`);
   if (plan.schedules.length > 0) parts.push(`the ${plan.schedules.join(" and ")} schedule${plan.schedules.length === 1 ? "" : "s"}`);
   if (plan.stateRoot) parts.push(`the state directory ${plan.stateRoot} (run history, indexes, config)`);
   return parts.length > 1 ? `${parts.slice(0, -1).join(", ")} and ${parts.at(-1)}` : (parts[0] ?? "nothing");
@@ -117,9 +135,24 @@ export async function runUninstall(plan: UninstallPlan, deps: UninstallDeps, opt
   const schedules = await removeSchedules(plan, deps, warnings);
   const instructions = INSTRUCTION_TARGETS.flatMap((target) => removeInstructions(target, deps.env));
   const mcp = await removeMcpServers(plan.mcp, deps, warnings);
+  const hooks = removeHooks(plan, deps, warnings);
   const stateRoot = removeState(plan, deps, queue, warnings);
   const { cancelled, worker } = shutdown;
-  return { instructions, mcp, schedules, stateRoot, cancelled, worker, warnings, packageCommand: PACKAGE_UNINSTALL };
+  return { instructions, mcp, hooks, schedules, stateRoot, cancelled, worker, warnings, packageCommand: PACKAGE_UNINSTALL };
+}
+
+/** Before the state root goes: the record of what setup created in the hook files lives there. */
+function removeHooks(plan: UninstallPlan, deps: UninstallDeps, warnings: Check[]): RemovedHook[] {
+  const removed: RemovedHook[] = [];
+  for (const { target, path } of plan.hooks) {
+    try {
+      const result = removeHook(target, deps.env, deps.hookRecord);
+      if (result) removed.push(result);
+    } catch (error) {
+      warnings.push({ key: `hooks.${target}`, status: "warn", message: `could not remove the SessionEnd hook from ${path}: ${oneLine(error)}`, fix: `delete the entry running \`hook session-end\` from "hooks.SessionEnd" in ${path} by hand` });
+    }
+  }
+  return removed;
 }
 
 /** Every scheduler that may hold one is asked, not only the one status reads: detection may have changed since setup. */

@@ -8,6 +8,8 @@ export interface ReadyGroup {
 
 export interface StartedGroup extends ReadyGroup {
   runId: string;
+  /** The transcripts joined a run that was already queued (`sync --session`) rather than a new one. */
+  joined: boolean;
 }
 
 export interface SyncSkip {
@@ -30,4 +32,15 @@ export interface SyncSummary {
   skipped: SyncSkip[];
   /** Transcripts that were left unopened because their file had not changed. */
   unchanged: number;
+}
+
+/** What `sync --session` did with its one session: queued it (in a new run or a queued one), or why not. */
+export interface SessionSummary {
+  transcriptPath: string;
+  app: string;
+  sessionId?: string;
+  cwd?: string;
+  started: StartedGroup | null;
+  /** Why nothing was queued; or, beside `started`, a worker that could not be woken. */
+  skipped: SyncSkip | null;
 }

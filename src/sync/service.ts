@@ -7,11 +7,18 @@ import type { RunSpec } from "../runs/spec.js";
 import type { RunFootprints } from "../runs/access.js";
 import { oneLine } from "../core/errors.js";
 import { transcriptRangeAddress } from "../sources/model.js";
-import type { TranscriptApp, TranscriptListing } from "./discovery/index.js";
-import { syncGuidance, syncTitle } from "./guidance.js";
-import type { StartedGroup, SyncSkip, SyncSummary } from "./model.js";
-import { planSync, type PlanInputs, type PlannedGroup, type PlannedTranscript } from "./plan.js";
-import { settledCursor, type RunOutcome, type SyncCursor, type SyncStore } from "./store.js";
+import { TRANSCRIPT_APPS, type TranscriptApp, type TranscriptListing } from "./discovery/index.js";
+import { joinedSpec, syncGuidance, syncTitle } from "./guidance.js";
+import type { SessionSummary, StartedGroup, SyncSkip, SyncSummary } from "./model.js";
+import { MAX_TRANSCRIPTS_PER_RUN, planSync, type PlanInputs, type PlannedGroup, type PlannedTranscript } from "./plan.js";
+import { findSessionFile, type SessionTarget } from "./session.js";
+import { settledCursor, type Joiner, type RunOutcome, type SyncCursor, type SyncStore } from "./store.js";
+
+/** `sync --session`: one session, from where its cursor stands. */
+export interface SessionRequest {
+  target: SessionTarget;
+  using?: HarnessKind;
+}
 
 export interface SyncRequest {
   apps: readonly TranscriptApp[];
@@ -39,6 +46,8 @@ export interface SyncDeps {
   prepareIngest: (repository: Repository, addresses: string[], options: { using?: HarnessKind; title: string; guidance: string }) => Promise<RunSpec>;
   /** Inserts the run into the ledger inside the caller's transaction; no worker is woken. */
   insertRun: (repository: Repository, spec: RunSpec) => RunRecord;
+  /** Revises a run's spec inside the caller's transaction, only while it is still queued (RunStore.reviseQueuedSpec). */
+  reviseQueued: (runId: string, revise: (record: RunRecord, spec: RunSpec) => { spec: RunSpec; event: string } | null) => boolean;
   /** Wakes a worker once the runs are committed. */
   wake: () => void;
   /** `syncBeforeReserve` fires between planning and the reserving transaction (race tests). */
@@ -82,6 +91,48 @@ export class SyncService {
     const completedAt = this.deps.now();
     if (whole) this.recordScans(request.apps, plan.scanStartedAt, plan.heldBack);
     return { mode: "sync", since, completedAt, scanned: plan.scanned, eligible: plan.eligible, ready: [], started, skipped, unchanged: plan.unchanged };
+  }
+
+  /**
+   * `sync --session`: only this session's new part, with the cursors, own-run exclusion and
+   * affiliation of `sync`, and no activity window (the session was named). It joins the
+   * wiki's queued sync run when there is one (see `queueGroup`), so sessions that end
+   * together make one run.
+   */
+  async syncSession(request: SessionRequest): Promise<SessionSummary> {
+    const listing = await this.deps.discovery.list(TRANSCRIPT_APPS);
+    const file = findSessionFile(request.target, listing.files);
+    const { cursors, pendingStatus } = this.settledCursors(true);
+    const plan = await planSync({
+      files: [file],
+      cursors,
+      pendingStatus,
+      windowStart: () => -Infinity,
+      footprints: this.deps.runs.harnessFootprints(),
+      affiliator: this.deps.repositories.affiliator(),
+      onlyRepositoryId: null,
+      readMetas: this.deps.discovery.readMetas,
+      extent: this.deps.discovery.extent,
+    });
+    const about = { transcriptPath: file.path, app: file.app };
+    const group = plan.groups[0];
+    if (!group) {
+      const skip = plan.skipped[0] ?? { transcriptPath: file.path, reason: "no-new-activity", app: file.app };
+      return { ...about, ...(skip.sessionId !== undefined ? { sessionId: skip.sessionId } : {}), ...(skip.cwd !== undefined ? { cwd: skip.cwd } : {}), started: null, skipped: skip };
+    }
+    const planned = group.transcripts[0]!;
+    const session = { ...about, sessionId: planned.sessionId, cwd: planned.cwd };
+    const skipped = (reason: string) => ({ ...session, started: null, skipped: { transcriptPath: file.path, reason, app: file.app, sessionId: planned.sessionId, cwd: planned.cwd } });
+    let queued: StartedGroup | null;
+    try {
+      ({ queued } = await this.queueGroup(group, request, { join: true }));
+    } catch (error) {
+      return skipped(`queue-failed: ${oneLine(error)}`);
+    }
+    if (!queued) return skipped("taken-by-another-sync");
+    const wakeSkips: SyncSkip[] = [];
+    if (!queued.joined) this.wakeWorker([queued], wakeSkips);
+    return { ...session, started: queued, skipped: wakeSkips[0] ?? null };
   }
 
   /**
@@ -139,8 +190,16 @@ export class SyncService {
     return { cursors, pendingStatus: statuses };
   }
 
-  /** Queues the group's run; `taken` are its transcripts another sync reserved first. */
-  private async queueGroup(group: PlannedGroup, request: SyncRequest): Promise<{ queued: StartedGroup | null; taken: PlannedTranscript[] }> {
+  /**
+   * Queues the group's run; `taken` are its transcripts another sync reserved first. With
+   * `join`, a sync run already queued for the repository takes them instead, when it has
+   * room and would run with the same agent, model and commit setting.
+   */
+  private async queueGroup(
+    group: PlannedGroup,
+    request: { using?: HarnessKind },
+    options: { join: boolean } = { join: false },
+  ): Promise<{ queued: StartedGroup | null; taken: PlannedTranscript[] }> {
     const addresses = group.transcripts.map((t) => transcriptRangeAddress(t.path, t.fromOffset, t.toOffset));
     const spec = await this.deps.prepareIngest(group.repository, addresses, {
       ...(request.using !== undefined ? { using: request.using } : {}),
@@ -148,13 +207,33 @@ export class SyncService {
       guidance: syncGuidance(group.repository, group.transcripts),
     });
     this.deps.hooks.run("syncBeforeReserve");
-    const reserved = this.deps.store.reserveAndQueue(group.transcripts, this.deps.now(), (kept) =>
-      this.deps.insertRun(group.repository, narrowSpec(spec, group, new Set(kept.map((k) => k.pathKey)))).runId,
+    const keptSpec = (kept: readonly { pathKey: string }[]) => narrowSpec(spec, group, new Set(kept.map((k) => k.pathKey)));
+    const reserved = this.deps.store.reserveAndQueue(
+      group.transcripts,
+      this.deps.now(),
+      (kept) => this.deps.insertRun(group.repository, keptSpec(kept)).runId,
+      options.join ? this.joiner(group, keptSpec) : undefined,
     );
     if (!reserved) return { queued: null, taken: group.transcripts };
     const kept = new Set(reserved.kept.map((k) => k.pathKey));
-    const queued = { ...readyOf({ repository: group.repository, transcripts: group.transcripts.filter((t) => kept.has(t.pathKey)) }), runId: reserved.runId };
+    const ready = readyOf({ repository: group.repository, transcripts: group.transcripts.filter((t) => kept.has(t.pathKey)) });
+    const queued = { ...ready, runId: reserved.runId, joined: reserved.joined };
     return { queued, taken: group.transcripts.filter((t) => !kept.has(t.pathKey)) };
+  }
+
+  /** Adds the kept transcripts to a queued run of the repository, inside the reserving transaction. */
+  private joiner(group: PlannedGroup, keptSpec: (kept: readonly { pathKey: string }[]) => RunSpec): Joiner {
+    return (runId, held, kept) => {
+      if (held.length + kept.length > MAX_TRANSCRIPTS_PER_RUN) return false;
+      const keptKeys = new Set(kept.map((k) => k.pathKey));
+      const added = group.transcripts.filter((t) => keptKeys.has(t.pathKey));
+      return this.deps.reviseQueued(runId, (record, current) => {
+        if (record.repositoryId !== group.repository.repositoryId) return null;
+        const spec = joinedSpec(current, keptSpec(kept), group.repository, [...held, ...added]);
+        const sessions = added.map((t) => `${t.app} ${t.sessionId}`).join(", ");
+        return spec && { spec, event: `sync added ${added.length === 1 ? "a session" : `${added.length} sessions`}: ${sessions}` };
+      });
+    };
   }
 
   private wakeWorker(started: StartedGroup[], skipped: SyncSkip[]): void {

@@ -74,6 +74,22 @@ const toCursor = (row: CursorRow): SyncCursor => ({
   pendingPrint: row.pending_print,
 });
 
+/** A transcript's part a queued run already holds, as its cursor records it. */
+export interface PendingPart {
+  pathKey: string;
+  app: string;
+  path: string;
+  sessionId: string;
+  fromOffset: number;
+  toOffset: number;
+}
+
+/**
+ * Takes `kept` into the run `runId` (which holds `held`) inside the reserving transaction,
+ * and says whether it did: it must refuse a run that is no longer queued.
+ */
+export type Joiner = (runId: string, held: readonly PendingPart[], kept: readonly Reservation[]) => boolean;
+
 /** How a run a cursor waited on ended; `lost` when the ledger no longer holds it. */
 export interface RunOutcome {
   runId: string;
@@ -112,14 +128,22 @@ export class SyncStore {
    * reservations whose cursor is still what the plan read, queue the run for them
    * (`queue`, which inserts into the run ledger in the same transaction), and mark them
    * pending on that run. A second sync racing this one finds the cursors changed and
-   * queues nothing for them: two syncs never queue the same bytes twice.
+   * queues nothing for them: two syncs never queue the same bytes twice. With `join`, a
+   * run already queued for the repository may take them instead of a new one (see
+   * `joinPending`): a burst of sessions ending together becomes one run.
    */
-  reserveAndQueue(reservations: readonly Reservation[], now: number, queue: (kept: Reservation[]) => string): { runId: string; kept: Reservation[] } | null {
+  reserveAndQueue(
+    reservations: readonly Reservation[],
+    now: number,
+    queue: (kept: Reservation[]) => string,
+    join?: Joiner,
+  ): { runId: string; kept: Reservation[]; joined: boolean } | null {
     return this.db
       .transaction(() => {
         const kept = reservations.filter((r) => this.unchanged(r));
         if (kept.length === 0) return null;
-        const runId = queue(kept);
+        const joinedRun = join ? this.joinPending(kept, join) : null;
+        const runId = joinedRun ?? queue(kept);
         const upsert = this.db.prepare(
           `INSERT INTO sync_cursors (path_key, app, path, session_id, repository_id, ingested_offset, ingested_activity, ingested_print,
              seen_size, seen_mtime, pending_run_id, pending_offset, pending_activity, pending_print, updated_at)
@@ -137,9 +161,31 @@ export class SyncStore {
             activity: r.activity, size: r.size, mtime: r.mtime, runId, now,
           });
         }
-        return { runId, kept };
+        return { runId, kept, joined: joinedRun !== null };
       })
       .immediate();
+  }
+
+  /**
+   * Offers the kept reservations to each run the repository's cursors wait on, oldest
+   * first, with the parts it already holds; the first run `join` takes them into (it
+   * does so only while the run is still queued) is the one they are reserved for.
+   */
+  private joinPending(kept: readonly Reservation[], join: Joiner): string | null {
+    const rows = this.db
+      .prepare(
+        `SELECT path_key, app, path, session_id, ingested_offset, pending_offset, pending_run_id FROM sync_cursors
+         WHERE repository_id = ? AND pending_run_id IS NOT NULL ORDER BY updated_at, path_key`,
+      )
+      .all(kept[0]!.repositoryId) as { path_key: string; app: string; path: string; session_id: string; ingested_offset: number; pending_offset: number | null; pending_run_id: string }[];
+    const parts = new Map<string, PendingPart[]>();
+    for (const row of rows) {
+      const list = parts.get(row.pending_run_id) ?? [];
+      list.push({ pathKey: row.path_key, app: row.app, path: row.path, sessionId: row.session_id, fromOffset: row.ingested_offset, toOffset: row.pending_offset ?? row.ingested_offset });
+      parts.set(row.pending_run_id, list);
+    }
+    for (const [runId, held] of parts) if (join(runId, held, kept)) return runId;
+    return null;
   }
 
   /**

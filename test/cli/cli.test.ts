@@ -161,6 +161,17 @@ describe("syntax errors exit 2 with the syntax screen on stderr", () => {
     }
   });
 
+  test("a misspelt subcommand of a group suggests the closest one", () => {
+    for (const [typed, meant] of [
+      [["jobs", "lsit"], "jobs list"],
+      [["jobs", "shwo", "latest"], "jobs show"],
+      [["topics", "shw", "x"], "topics show"],
+    ] as const) {
+      const screen = expectSyntaxScreen(run([...typed]), "Unknown command");
+      expect(screen).toContain(`Use this instead:\n  codealmanac ${meant}\n`);
+    }
+  });
+
   test("`topics list` points at `codealmanac topics`", () => {
     const screen = expectSyntaxScreen(run(["topics", "list"]), "Unknown command");
     expect(screen).toContain("Use this instead:\n  codealmanac topics\n");

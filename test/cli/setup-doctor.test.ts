@@ -37,11 +37,15 @@ describe("doctor", () => {
       "login.codex",
       "instructions.claude",
       "instructions.codex",
+      "hooks.claude",
+      "hooks.codex",
       "schedule.sync",
       "schedule.garden",
       "wiki",
     ]);
     expect(report.checks.every((c) => c.status === "ok")).toBe(true);
+    expect(checkOf(report.checks, "hooks.claude").message).toBe(`SessionEnd hook installed in ${join(box.home, ".claude", "settings.json")}`);
+    expect(checkOf(report.checks, "hooks.codex").message).toBe(`SessionEnd hook installed in ${join(box.home, ".codex", "hooks.json")} (Codex runs it once you trust it: /hooks in Codex)`);
     expect(checkOf(report.checks, "node").message).toBe(`Node ${process.versions.node}`);
     expect(checkOf(report.checks, "state.database").message).toMatch(new RegExp(`^${join(box.state, "codealmanac.db")} \\(schema \\d+, integrity ok\\)$`));
     expect(checkOf(report.checks, "state.registry").message).toBe("0 wikis registered");
@@ -170,6 +174,7 @@ describe("doctor", () => {
     expect(lines[login]).toBe("✗ login.codex          codex is not logged in");
     expect(lines[login + 1]).toBe("                       fix: run `codex login` or set OPENAI_API_KEY");
     expect(lines.some((l) => l.startsWith("! instructions.claude  claude is not told about the wiki"))).toBe(true);
-    expect(result.stdout.endsWith("\n1 check failed, 4 warnings\n")).toBe(true);
+    expect(lines.some((l) => l.startsWith(`! hooks.claude         no SessionEnd hook in ${join(box.home, ".claude", "settings.json")}`))).toBe(true);
+    expect(result.stdout.endsWith("\n1 check failed, 6 warnings\n")).toBe(true);
   });
 });

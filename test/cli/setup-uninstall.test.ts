@@ -80,6 +80,8 @@ describe("uninstall", () => {
         `deleted ${box.agentsMd} (it held only the codealmanac block)`,
         `removed the codealmanac MCP server from Claude Code (${claudeJson})`,
         `deleted ${codexToml} (it held only the codealmanac MCP server)`,
+        `deleted ${join(box.home, ".claude", "settings.json")} (it held only the codealmanac SessionEnd hook)`,
+        `deleted ${join(box.home, ".codex", "hooks.json")} (it held only the codealmanac SessionEnd hook)`,
         "removed the sync schedule",
         "removed the garden schedule",
         `deleted ${box.state}`,
@@ -91,6 +93,8 @@ describe("uninstall", () => {
     expect(existsSync(box.agentsMd)).toBe(false);
     expect(claudeServers(claudeJson)).toEqual({});
     expect(existsSync(codexToml)).toBe(false);
+    expect(existsSync(join(box.home, ".claude", "settings.json"))).toBe(false);
+    expect(existsSync(join(box.home, ".codex", "hooks.json"))).toBe(false);
     expect(readText(box.crontab)).toBe(cronBefore);
     expect(existsSync(box.state)).toBe(false);
     expect(treeOf(join(repo, "almanac"))).toEqual(wikiBefore);
@@ -134,7 +138,8 @@ describe("uninstall", () => {
     expect(result.stdout).toBe("");
     expect(result.stderr).toBe(
       `codealmanac: uninstall removes the codealmanac block in ${box.claudeMd} and ${box.agentsMd}, ` +
-        `the codealmanac MCP server in ${claudeJson} and ${codexToml}, the sync and garden schedules ` +
+        `the codealmanac MCP server in ${claudeJson} and ${codexToml}, ` +
+        `the codealmanac SessionEnd hook in ${join(box.home, ".claude", "settings.json")} and ${join(box.home, ".codex", "hooks.json")}, the sync and garden schedules ` +
         `and the state directory ${box.state} (run history, indexes, config); pass --yes\n`,
     );
     expect(Object.keys(claudeServers(claudeJson))).toEqual(["codealmanac"]);

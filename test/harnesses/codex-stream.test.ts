@@ -60,6 +60,13 @@ describe("codex exec --json stream", () => {
     expect(state.completed).toBe(false);
   });
 
+  test("a 401 carries the login fix the adapter was given (a custom provider's own variable)", () => {
+    const parser = createCodexStreamParser({ cwd: "/w", loginFix: "set ACME_LLM_KEY" });
+    for (const one of fixture("turn-failed-unauthorized.jsonl")) parser.push(one);
+    parser.flush();
+    expect(parser.state.failure).toMatchObject({ code: "codex.not_authenticated", fix: "set ACME_LLM_KEY" });
+  });
+
   test("reconnect notices are warnings; a turn that fails after them gave up on the network", () => {
     const { events, state } = parse([
       line({ type: "thread.started", thread_id: "t-1" }),

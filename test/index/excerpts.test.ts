@@ -106,3 +106,50 @@ describe("excerpter", () => {
     expect(excerpter(["zebra17"])(body)).toBe(first);
   });
 });
+
+describe("excerpts read as prose", () => {
+  const cut = async (query: string, body: string) => {
+    const { excerpter, queryTokens } = await import("../../src/index/views/query.js");
+    return excerpter(queryTokens(query))(body);
+  };
+
+  test("a window starting inside a code span takes the span whole; the viewer's plain text keeps its spaces (issue 18)", async () => {
+    const { plainText } = await import("../../src/wiki/plain-text.js");
+    const body = "Intro line. Then `queue_build(...)` prepares the run and checks for an existing `almanac/` folder first [@run_queue]. More text follows.";
+    const excerpt = await cut("existing", body);
+    expect(excerpt).toBe("… `queue_build(...)` prepares the run and checks for an existing `almanac/` folder first. More text follows.");
+    expect(plainText(excerpt!)).toBe("… queue_build(...) prepares the run and checks for an existing almanac/ folder first. More text follows.");
+    expect(await cut("worker", "First the command `ca jobs attach --wait --json demo` then the worker prepares it.")).toBe(
+      "… `ca jobs attach --wait --json demo` then the worker prepares it.",
+    );
+  });
+
+  test("a window ending inside a code span takes it whole, or leaves a long one out", async () => {
+    const filler = Array.from({ length: 28 }, (_, i) => `w${i + 3}`).join(" ");
+    expect(await cut("zebra", `The zebra ${filler} \`alpha beta gamma delta\` and more words after.`)).toBe(
+      `The zebra ${filler} \`alpha beta gamma delta\` …`,
+    );
+    const long = `alpha beta ${"x".repeat(200)}`;
+    expect(await cut("zebra", `The zebra ${filler} \`${long}\` and more words after.`)).toBe(`The zebra ${filler} …`);
+    // Closing punctuation stays with a span, and a span right after it is taken too.
+    expect(await cut("zebra", `The zebra ${filler} \`alpha beta\`/\`gamma delta\`. Next.`)).toBe(`The zebra ${filler} \`alpha beta\`/\`gamma delta\`. …`);
+  });
+
+  test("a link is never cut in two", async () => {
+    expect(await cut("zebra", "One two three [the long winding run queue page](../architecture/run-queue.md) zebra.")).toBe(
+      "… [the long winding run queue page](../architecture/run-queue.md) zebra.",
+    );
+  });
+
+  test("citations are dropped without gluing words; in code or escaped they stay", async () => {
+    expect(await cut("ledger", "Runs wait [@worker] in the ledger; see [@a; @b]. Glued[@c]next and `[@kept]` in code, escaped \\[@esc] too [@d] `x`.")).toBe(
+      "Runs wait in the ledger; see. Glued next and `[@kept]` in code, escaped \\[@esc] too `x`.",
+    );
+  });
+
+  test("fence lines leave; the code between them reads as text", async () => {
+    expect(await cut("zebra", "Before the fence.\n\n```ts\nconst zebra = 1;\n```\n\nAfter it.")).toBe("Before the fence. const zebra = 1; After it.");
+    // Backticks in a fenced block pair with nothing outside it.
+    expect(await cut("zebra", "A `code` word.\n\n```\nzebra ` tick\n```\n\nThen `more` here.")).toBe("A `code` word. zebra ` tick Then `more` here.");
+  });
+});

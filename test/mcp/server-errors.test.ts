@@ -53,13 +53,26 @@ describe("ca mcp bad input", () => {
     await stillServing(mcp);
   });
 
-  test("an unknown slug suggests close matches; an unknown topic is named", async () => {
+  test("an unknown slug or topic suggests close matches", async () => {
     const mcp = await startMcp(box, { cwd: root });
     expect(errorOf(await mcp.call("read_page", { slug: "architecture/run-queu" }))).toBe(
       "page not found: architecture/run-queu (did you mean architecture/run-queue?)",
     );
     expect(errorOf(await mcp.call("read_page", { slug: "zzzz" }))).toBe("page not found: zzzz");
-    expect(errorOf(await mcp.call("topics", { topic: "nope" }))).toBe("topic not found: nope");
+    expect(errorOf(await mcp.call("topics", { topic: "nope" }))).toBe("topic not found: nope; the topics tool lists them");
+    expect(errorOf(await mcp.call("topics", { topic: "queu" }))).toBe("topic not found: queu (did you mean queue?); the topics tool lists them");
+    await stillServing(mcp);
+  });
+
+  test("search with an unknown topic is an error with the closest topic slugs, not an empty answer", async () => {
+    const mcp = await startMcp(box, { cwd: root });
+    expect(errorOf(await mcp.call("search", { query: "worker", topics: ["queue", "Index"] }))).toBe(
+      "topic not found: Index (did you mean indexing?); the topics tool lists them",
+    );
+    expect(errorOf(await mcp.call("search", { topics: ["nope"] }))).toBe("topic not found: nope; the topics tool lists them");
+    expect(errorOf(await mcp.call("search", { topics: ["!!"] }))).toBe('topic must contain a letter or digit: "!!"');
+    // A topic's name (any case) is its slug, as before.
+    expect(dataOf(await mcp.call("search", { topics: ["Queue"] })).total).toBe(1);
     await stillServing(mcp);
   });
 
@@ -127,25 +140,31 @@ describe("ca mcp bad input", () => {
 });
 
 describe("ca mcp wiki selection", () => {
-  test("with no wiki found the server starts, and its tools say how to create one", async () => {
+  test("with no wiki found the server starts, and every tool points at its wiki argument and list_wikis", async () => {
     const empty = join(box.dir, "empty");
     mkdirSync(empty);
-    const mcp = await startMcp(box, { cwd: empty });
-    const message = `No wiki here: no almanac/ in ${empty} or any folder above it. Create one with \`ca init\` in the repository, or start the server with \`--wiki <name>\` for a registered wiki (list_wikis shows them).`;
-    for (const [tool, args] of [
+    const mcp = await startMcp(box, { cwd: empty, args: ["--allow-queue"] });
+    const message = (registered: string) =>
+      `No wiki here: no almanac/ in ${empty} or any folder above it. Pass a registered wiki's name as the tool's \`wiki\` argument (list_wikis lists them; ${registered}), start the server with \`--wiki <name>\`, or create a wiki with \`ca init\` in the repository.`;
+    const calls = [
       ["search", { query: "worker" }],
       ["read_page", { slug: "README" }],
       ["pages_for_file", { path: "src/x.ts" }],
       ["topics", {}],
       ["wiki_health", {}],
-    ] as const) {
-      expect(errorOf(await mcp.call(tool, args))).toBe(message);
-    }
+      ["ingest", { inputs: ["src/x.ts"] }],
+      ["garden", {}],
+    ] as const;
+    for (const [tool, args] of calls) expect(errorOf(await mcp.call(tool, args)), tool).toBe(message("none is registered yet"));
     const wikis = await mcp.call("list_wikis");
     expect(dataOf(wikis)).toEqual({ selected: null, wikis: [] });
     expect(textOf(wikis)).toBe("No wikis are registered yet. Run `ca init` in a repository to create one.");
     expect((await mcp.client.listResources()).resources).toEqual([]);
     expect(mcp.stderr()).toContain(`codealmanac mcp: no wiki selected from ${empty}; tools will say how to create one`);
+    // Once wikis are registered, the message names them, and the wiki argument reads one.
+    expect(box.run(["search"], { cwd: root }).code).toBe(0);
+    for (const [tool, args] of calls) expect(errorOf(await mcp.call(tool, args)), tool).toBe(message("registered: repo"));
+    expect(dataOf(await mcp.call("search", { query: "worker", wiki: "repo" })).total).toBe(1);
     await stillServing(mcp);
   });
 
@@ -160,15 +179,20 @@ describe("ca mcp wiki selection", () => {
     expect(mcp.stderr()).toContain("codealmanac mcp: serving the wiki repo-2\n");
   });
 
-  test("--wiki naming no registered wiki still starts; the tools say so", async () => {
-    const mcp = await startMcp(box, { cwd: root, args: ["--wiki", "nope"] });
-    expect(errorOf(await mcp.call("search", { query: "worker" }))).toBe("repository not found: nope");
-    expect(errorOf(await mcp.call("topics", { wiki: "repo" }))).toBe("repository not found: nope");
+  test("--wiki naming no registered wiki still starts; the tools say so, with close names", async () => {
+    expect(box.run(["search"], { cwd: root }).code).toBe(0);
+    const pinned = "wiki not found: rpo (this server was started with --wiki rpo; did you mean repo?); restart it with a registered wiki's name (`ca list` names them)";
+    const mcp = await startMcp(box, { cwd: root, args: ["--wiki", "rpo"] });
+    expect(errorOf(await mcp.call("search", { query: "worker" }))).toBe(pinned);
+    expect(errorOf(await mcp.call("topics", { wiki: "repo" }))).toBe(pinned);
   });
 
-  test("a wiki argument naming an unknown wiki is an error result", async () => {
+  test("a wiki argument naming an unknown wiki is an error result that points at list_wikis and suggests close names", async () => {
     const mcp = await startMcp(box, { cwd: root });
-    expect(errorOf(await mcp.call("search", { wiki: "nope" }))).toBe("repository not found: nope");
+    expect(errorOf(await mcp.call("search", { wiki: "nope" }))).toBe("wiki not found: nope; list_wikis lists the wikis this server reads");
+    expect(errorOf(await mcp.call("read_page", { slug: "README", wiki: "rpeo" }))).toBe(
+      "wiki not found: rpeo (did you mean repo?); list_wikis lists the wikis this server reads",
+    );
     expect(errorOf(await mcp.call("search", { wiki: "" }))).toBe('invalid arguments for search: "wiki" must not be empty');
   });
 });

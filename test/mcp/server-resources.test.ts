@@ -87,7 +87,7 @@ describe("ca mcp resources", () => {
     expect(missing.message).toBe("MCP error -32002: page not found: architecture/run-queu (did you mean architecture/run-queue?)");
     const wiki = await refusal(mcp.client.readResource({ uri: "almanac://nope/README" }));
     expect(wiki.code).toBe(-32002);
-    expect(wiki.message).toBe("MCP error -32002: repository not found: nope");
+    expect(wiki.message).toBe("MCP error -32002: wiki not found: nope; list_wikis lists the wikis this server reads");
     for (const uri of ["https://example.com/README", "almanac://repo/", "almanac://repo/README?x=1"]) {
       const bad = await refusal(mcp.client.readResource({ uri }));
       expect(bad.code).toBe(-32602);

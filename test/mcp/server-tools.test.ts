@@ -42,6 +42,39 @@ describe("ca mcp tools", () => {
     expect(read.inputSchema.properties!.part).toMatchObject({ enum: ["lead", "body", "links", "backlinks", "files", "sources"] });
   });
 
+  test("no schema of any tool carries zod's safe-integer bounds; counts are non-negative integers", async () => {
+    const { client } = await startMcp(box, { cwd: root, args: ["--allow-queue"] });
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toContain("job_status");
+    const integers: string[] = [];
+    const walk = (node: unknown, where: string): void => {
+      if (Array.isArray(node)) return node.forEach((item, i) => walk(item, `${where}[${i}]`));
+      if (node === null || typeof node !== "object") {
+        if (typeof node === "number") expect(Math.abs(node), where).toBeLessThan(Number.MAX_SAFE_INTEGER);
+        return;
+      }
+      const schema = node as Record<string, unknown>;
+      if (schema.type === "integer") integers.push(`${where} ${JSON.stringify(schema.minimum)}`);
+      for (const [key, value] of Object.entries(schema)) walk(value, `${where}.${key}`);
+    };
+    for (const tool of tools) {
+      walk(tool.inputSchema, `${tool.name} input`);
+      walk(tool.outputSchema, `${tool.name} output`);
+    }
+    // Every integer has a lower bound a model can read: 1 for a limit, 0 for a count.
+    expect(integers.sort()).toEqual([
+      "garden output.properties.runs_ahead 0",
+      "ingest output.properties.runs_ahead 0",
+      "pages_for_file input.properties.limit 1",
+      "pages_for_file output.properties.total 0",
+      "search input.properties.limit 1",
+      "search output.properties.total 0",
+      "topics output.properties.topics.items.properties.page_count 0",
+      "wiki_health output.properties.findings.items.properties.count 0",
+      "wiki_health output.properties.total 0",
+    ]);
+  });
+
   test("search ranks pages and answers with text and structured content", async () => {
     const mcp = await startMcp(box, { cwd: root });
     const result = await mcp.call("search", { query: "worker drains" });
@@ -108,7 +141,8 @@ describe("ca mcp tools", () => {
       wiki: "repo",
       part: null,
       truncated: false,
-      body: "# Run queue\n\nRuns wait in the ledger until the worker claims them [@worker].\n\n## Shutdown\n\nThe worker drains its run before it stops. See [index refresh](index-refresh.md).",
+      // The title heading is the reply's title; links are slugs the other tools take.
+      body: "Runs wait in the ledger until the worker claims them [@worker].\n\n## Shutdown\n\nThe worker drains its run before it stops. See [index refresh](architecture/index-refresh).",
       links: [{ slug: "architecture/index-refresh", title: "Index refresh", exists: true }],
       backlinks: [{ slug: "architecture/index-refresh", title: "Index refresh", exists: true }],
       files: [{ path: "src/queue/worker.ts", is_dir: false }],
@@ -117,11 +151,12 @@ describe("ca mcp tools", () => {
     });
     const text = textOf(whole);
     expect(text.startsWith("# Run queue\nslug: architecture/run-queue · wiki: repo · file: almanac/architecture/run-queue.md")).toBe(true);
+    expect(text.match(/^# Run queue$/gm)).toHaveLength(1);
     expect(text).toContain("Runs wait in the ledger until the worker claims them [@worker].");
     expect(text).toContain("Cites repository paths:\n- src/queue/worker.ts");
 
     const part = async (name: string) => dataOf<Record<string, unknown>>(await mcp.call("read_page", { slug: "architecture/index-refresh", part: name }));
-    expect((await part("lead")).lead).toBe("Every read compares stat data first [@index]. Compare [the queue](run-queue.md) and [a missing page](../nowhere.md).");
+    expect((await part("lead")).lead).toBe("Every read compares stat data first [@index]. Compare [the queue](architecture/run-queue) and [a missing page](nowhere).");
     expect((await part("links")).links).toEqual([
       { slug: "architecture/run-queue", title: "Run queue", exists: true },
       { slug: "nowhere", title: null, exists: false },
@@ -214,10 +249,10 @@ describe("ca mcp tools", () => {
   ])("a page edited between two calls is seen by the second, %s", async (_mode, env) => {
     const mcp = await startMcp(box, { cwd: root, env });
     const file = join(root, "almanac", "guides", "testing.md");
-    expect(dataOf(await mcp.call("read_page", { slug: "guides/testing", part: "body" })).body).toBe("# Testing\n\nTests spawn real processes.");
+    expect(dataOf(await mcp.call("read_page", { slug: "guides/testing", part: "body" })).body).toBe("Tests spawn real processes.");
     expect(dataOf(await mcp.call("search", { query: "sandboxes" })).total).toBe(0);
     writeFileSync(file, page({ title: "Testing", summary: "How tests run", topics: [], body: "# Testing\n\nTests run in sandboxes, with real processes." }));
-    expect(dataOf(await mcp.call("read_page", { slug: "guides/testing", part: "body" })).body).toBe("# Testing\n\nTests run in sandboxes, with real processes.");
+    expect(dataOf(await mcp.call("read_page", { slug: "guides/testing", part: "body" })).body).toBe("Tests run in sandboxes, with real processes.");
     expect(dataOf<{ pages: Hit[] }>(await mcp.call("search", { query: "sandboxes" })).pages.map((p) => p.slug)).toEqual(["guides/testing"]);
     writeFileSync(join(root, "almanac", "guides", "new.md"), page({ title: "New", topics: [], body: "# New\n\nAbout sandboxes too." }));
     expect(dataOf(await mcp.call("search", { query: "sandboxes" })).total).toBe(2);

@@ -61,3 +61,22 @@ describe("a private key block cut off before its END line", () => {
     expect(redacted).toBe("[redacted: private-key]\n(output truncated)\nkeep this line\n[redacted: private-key]");
   });
 });
+
+describe("values with spaces and quotes", () => {
+  test("a quoted assignment is hidden to its closing quote", async () => {
+    expect((await redact(`API_KEY="correct horse battery staple"\nnext`)).text).toBe(`API_KEY="[redacted: secret-assignment]"\nnext`);
+    expect((await redact(`export DB_PASSWORD='two words'`)).text).toBe(`export DB_PASSWORD='[redacted: secret-assignment]'`);
+    const escaped = JSON.stringify({ content: `cat .env\nAPI_TOKEN="alpha beta gamma"\nPORT=1` }).slice(1, -1);
+    const result = (await redact(escaped)).text;
+    expect(result).not.toContain("beta");
+    expect(result).toContain("PORT=1");
+  });
+
+  test("a Digest authorization is hidden whole, past its quoted parameters", async () => {
+    const header = 'Digest username="deploy", realm="acme", nonce="dcd98b7102dd2f0e8b11d0f600bfb0c093", response="6629fae49393a05397450978507c4ef1"';
+    const raw = (await redact(`GET / HTTP/1.1\nAuthorization: ${header}\nAccept: */*`)).text;
+    expect(raw).toBe("GET / HTTP/1.1\nAuthorization: [redacted: authorization-header]\nAccept: */*");
+    const json = (await redact(JSON.stringify({ headers: { Authorization: header, Accept: "*/*" } }))).text;
+    expect(json).toBe('{"headers":{"Authorization":"[redacted: authorization-header]","Accept":"*/*"}}');
+  });
+});

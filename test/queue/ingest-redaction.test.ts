@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, test } from "vitest";
 import { generator } from "../privacy/corpus.js";
@@ -32,4 +32,29 @@ test("a secret in an ingested file reaches neither the agent's prompt nor the ma
   expect(materialPath).toBeDefined();
   expect(readFileSync(materialPath!, "utf8")).toContain("DB_PASSWORD=[redacted: secret-assignment]");
   expect(filesHolding([token, password], [promptFile], [join(box.dir, "state")])).toEqual([]);
+});
+
+test("a build's inventory and a garden's wiki summary pass through the redactor too", async () => {
+  box = sandbox();
+  const root = join(box.dir, "repo");
+  const { pick } = generator(8);
+  const token = `ghp_${pick("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789", 36)}`;
+  mkdirSync(root);
+  // A manifest field the inventory quotes, and later a page title the garden summary lists.
+  writeFileSync(join(root, "package.json"), JSON.stringify({ name: "deployer", bin: { deploy: `bin/deploy --token ${token}` } }));
+  const buildPrompt = join(box.dir, "build-prompt.txt");
+  const init = box.run(["init", "--using", "claude", "--json"], { cwd: root, env: { FAKE_CLAUDE_PROMPT_FILE: buildPrompt } }).json<Receipt>();
+  await waitForStatus(box, init.run_id, ["done"]);
+  const build = readFileSync(buildPrompt, "utf8");
+  expect(build).toContain("bin/deploy --token [redacted: github-token]");
+
+  writeFileSync(join(root, "almanac", "deploy.md"), `---\ntitle: Deploying with ${token}\ntopics: []\n---\n\nHow deploys run.\n`);
+  const gardenPrompt = join(box.dir, "garden-prompt.txt");
+  const garden = box.run(["garden", "--using", "claude", "--json"], { cwd: root, env: { FAKE_CLAUDE_PROMPT_FILE: gardenPrompt } }).json<Receipt>();
+  await waitForStatus(box, garden.run_id, ["done", "failed"]);
+  const gardenText = readFileSync(gardenPrompt, "utf8");
+  expect(gardenText).toContain("Deploying with [redacted: github-token]");
+  // The wiki's own index holds the title as the page has it: the page is the user's text, not a prompt.
+  const holding = filesHolding([token], [buildPrompt, gardenPrompt], [join(box.dir, "state")]).filter((path) => !/\/index\.db(?:-wal)?$/.test(path));
+  expect(holding).toEqual([]);
 });

@@ -194,6 +194,43 @@ describe("jobs", () => {
     expect(json.stdout).not.toContain(":null");
   });
 
+  test("attach exits as --wait does: 1 when the run failed", async () => {
+    box = sandbox();
+    const { garden } = setup(box);
+    const failed = garden({ FAKE_CLAUDE_SCENARIO: "crash" });
+    const followed = await box.runAsync(["jobs", "attach", failed.run_id]);
+    expect(followed.stdout).toMatch(/^status: failed$/m);
+    expect(followed.code).toBe(1);
+    expect((await box.runAsync(["jobs", "attach", failed.run_id, "--json"])).code).toBe(1);
+  });
+
+  test("a run is named by its id, a unique start of it or of its hex part, or `latest`; `jobs show` alone shows the newest", async () => {
+    box = sandbox();
+    const { root } = setup(box);
+    const [older, newer] = (await parkedRuns(box, root, 2)).map((r) => r.run_id);
+    const shown = (args: string[]) => box.run(["jobs", "show", ...args, "--json"]).json<{ run_id: string }>().run_id;
+    expect(shown([])).toBe(newer);
+    expect(shown(["latest"])).toBe(newer);
+    const hex = older!.slice(-8);
+    expect(shown([hex])).toBe(older);
+    expect(shown([hex.slice(0, 5)])).toBe(older);
+    expect(shown([older!.slice(0, -1)])).toBe(older);
+    const ambiguous = box.run(["jobs", "show", "garden-"]);
+    expect(ambiguous.code).toBe(1);
+    expect(ambiguous.stderr).toBe(`codealmanac: run id "garden-" is ambiguous: it matches ${newer}, ${older}; give more of it\n`);
+    expect(box.run(["jobs", "show", hex.slice(0, 3)]).stderr).toBe(`codealmanac: run not found: ${hex.slice(0, 3)}\n`);
+    const cancelled = box.run(["jobs", "cancel", hex, "--json"]).json<{ record: { run_id: string; status: string } }>();
+    expect(cancelled.record).toMatchObject({ run_id: older, status: "cancelled" });
+    // It never ran: no elapsed time, however long it waited in the queue.
+    writeDb(box, (db) => db.prepare("UPDATE runs SET created_at = created_at - 4000 WHERE run_id = ?").run(older));
+    const row = box.run(["jobs"]).stdout.split("\n").find((line) => line.startsWith(older!));
+    expect(row).toMatch(/\scancelled\s+—\s/);
+    expect(box.run(["jobs", "logs", "latest", "--json"]).code).toBe(0);
+    releaseQueue(box);
+    box.run(["jobs", "cancel", "latest"]);
+    await waitForIdle(box);
+  });
+
   for (const mode of ["human", "json"] as const) {
     test(`Ctrl-C detaches from attach without touching the run (${mode})`, async () => {
       box = sandbox();

@@ -240,6 +240,19 @@ describe("codex runs", () => {
       error: expect.stringMatching(/^harness codex failed: unexpected status 401 Unauthorized.* \(run `codex login` or set OPENAI_API_KEY\)$/),
     });
   });
+
+  test("with a custom Codex model provider, the fix names the variable that provider reads", () => {
+    box = sandbox();
+    const root = gitRepo(box);
+    const codexHome = join(box.dir, "codex-home");
+    mkdirSync(codexHome, { recursive: true });
+    writeFileSync(join(codexHome, "config.toml"), 'model_provider = "acme"\n\n[model_providers.acme]\nname = "Acme"\nbase_url = "https://llm.acme.test/v1"\nenv_key = "ACME_LLM_KEY"\n');
+    const result = box.run(["garden", "--using", "codex", "--wait", "--json"], { cwd: root, env: { CODEX_HOME: codexHome, FAKE_CODEX_SCENARIO: "unauthorized" } });
+    expect(result.code).toBe(1);
+    const record = result.json<JobRecord>();
+    expect(record.error).toMatch(/\(set ACME_LLM_KEY \(the key Codex's model provider "acme" reads\)\)$/);
+    expect(record.error).not.toContain("OPENAI_API_KEY");
+  });
 });
 
 // The fakes must be executable for the symlinks above to count as installed.

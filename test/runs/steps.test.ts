@@ -30,12 +30,17 @@ describe("projectSteps", () => {
     expect(first[0]!.status).toBe("started");
   });
 
-  it("the agent's done and the run's done status show as one step", () => {
+  it("the agent's done is its own step, so the run's steps after it never print a second Done", () => {
     const agentDone = harness(3, { kind: "done", message: "claude succeeded: Updated the wiki." });
-    const runDone: RunEvent = { runId: "r", seq: 4, createdAt: 4, kind: "status", message: "done", payload: null };
-    const steps = projectSteps([agentDone, runDone]);
-    expect(steps.map((s) => s.title)).toEqual(["Done"]);
-    expect(steps[0]).toMatchObject({ sequence: 4, body: "claude succeeded: Updated the wiki." });
+    const commit: RunEvent = { runId: "r", seq: 4, createdAt: 4, kind: "message", message: "nothing to commit: no file under almanac/ changed", payload: null };
+    const runDone: RunEvent = { runId: "r", seq: 5, createdAt: 5, kind: "status", message: "done", payload: null };
+    const all = projectSteps([agentDone, commit, runDone]);
+    expect(all.map((s) => s.title)).toEqual(["Agent finished", "Nothing to commit: no file under almanac/ changed", "Done"]);
+    expect(all[0]).toMatchObject({ body: "claude succeeded: Updated the wiki." });
+    // Streamed in two batches, as a follower reads them: still one Done.
+    const memory = stepMemory();
+    const streamed = [...projectSteps([agentDone], memory), ...projectSteps([commit, runDone], memory)];
+    expect(streamed.filter((s) => s.title === "Done")).toHaveLength(1);
   });
 
   it("without shared memory, a lone result is still shown, under its tool name", () => {

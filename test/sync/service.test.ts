@@ -6,7 +6,7 @@ import type { HookName } from "../../src/queue/hooks.js";
 import { Affiliator } from "../../src/repositories/affiliation.js";
 import { notFound } from "../../src/core/errors.js";
 import type { Repository } from "../../src/repositories/model.js";
-import type { RunSpec } from "../../src/runs/spec.js";
+import { parseSpec, type RunSpec } from "../../src/runs/spec.js";
 import type { TranscriptApp, TranscriptFile, TranscriptMeta } from "../../src/sync/discovery/index.js";
 import type { Extent } from "../../src/sync/extent.js";
 import { SyncService, type SyncRequest } from "../../src/sync/service.js";
@@ -111,6 +111,7 @@ function rig(existing?: SyncState): Rig {
     },
     insertRun: (repository, spec) =>
       insertRun({ runs: state.runs, now, runLogDir: "/tmp/logs", environments: new RunEnvironments(join(state.dir, "runs")), env: {} }, { repository, kind: "ingest", spec }),
+    reviseQueued: (runId, revise) => state.runs.reviseQueuedSpec(runId, now(), revise, parseSpec),
     wake: () => {
       r.wakes += 1;
       if (r.wakeFails) throw r.wakeFails;
@@ -227,8 +228,8 @@ describe("sync", () => {
     expect(summary.unchanged).toBe(0);
     const [ra, rb] = summary.started;
     expect(summary.started).toHaveLength(2);
-    expect(ra).toEqual({ repositoryId: "repo_a", repositoryName: "a", repositoryRoot: "/work/a", transcriptPaths: [a1, a2], runId: ra!.runId });
-    expect(rb).toEqual({ repositoryId: "repo_b", repositoryName: "b", repositoryRoot: "/work/b", transcriptPaths: [b], runId: rb!.runId });
+    expect(ra).toEqual({ repositoryId: "repo_a", repositoryName: "a", repositoryRoot: "/work/a", transcriptPaths: [a1, a2], runId: ra!.runId, joined: false });
+    expect(rb).toEqual({ repositoryId: "repo_b", repositoryName: "b", repositoryRoot: "/work/b", transcriptPaths: [b], runId: rb!.runId, joined: false });
     expect(r.prepared.map((p) => [p.repository.repositoryId, p.addresses])).toEqual([
       ["repo_a", [`transcript:${a1}#bytes=0-700`, `transcript:${a2}#bytes=0-800`]],
       ["repo_b", [`transcript:${b}#bytes=0-900`]],
@@ -424,7 +425,7 @@ describe("two syncs at once", () => {
       r.state.store.reserveAndQueue([reservation(a, { toOffset: 700 }), reservation(c, { toOffset: 900 })], NOW, () => "ingest-inner");
     };
     const summary = await sync(r);
-    expect(summary.started).toEqual([{ repositoryId: "repo_a", repositoryName: "a", repositoryRoot: "/work/a", transcriptPaths: [b], runId: summary.started[0]!.runId }]);
+    expect(summary.started).toEqual([{ repositoryId: "repo_a", repositoryName: "a", repositoryRoot: "/work/a", transcriptPaths: [b], runId: summary.started[0]!.runId, joined: false }]);
     expect(summary.skipped).toEqual([
       { transcriptPath: a, reason: "taken-by-another-sync", app: "claude", sessionId: "a", cwd: "/work/a" },
       { transcriptPath: c, reason: "taken-by-another-sync", app: "claude", sessionId: "c", cwd: "/work/a" },

@@ -38,7 +38,7 @@ describe("reserveAndQueue", () => {
       calls.push(kept);
       return "ingest-1";
     });
-    expect(result).toEqual({ runId: "ingest-1", kept: [a, b] });
+    expect(result).toEqual({ runId: "ingest-1", kept: [a, b], joined: false });
     expect(calls).toEqual([[a, b]]);
     expect(row("/t/a.jsonl")).toEqual({
       path_key: "/t/a.jsonl",
@@ -94,7 +94,7 @@ describe("reserveAndQueue", () => {
       size: 1_100,
       mtime: 9_500,
     });
-    expect(state.store.reserveAndQueue([next], 30, () => "ingest-2")).toEqual({ runId: "ingest-2", kept: [next] });
+    expect(state.store.reserveAndQueue([next], 30, () => "ingest-2")).toEqual({ runId: "ingest-2", kept: [next], joined: false });
     expect(row("/t/a.jsonl")).toEqual({
       path_key: "/t/a.jsonl",
       app: "codex",
@@ -148,7 +148,7 @@ describe("reserveAndQueue", () => {
       return "ingest-9";
     });
     expect(queued).toEqual(["/t/new.jsonl", "/t/absorbed.jsonl"]);
-    expect(result).toEqual({ runId: "ingest-9", kept: [candidates[0], candidates[1]] });
+    expect(result).toEqual({ runId: "ingest-9", kept: [candidates[0], candidates[1]], joined: false });
     const after = state.store.cursors();
     expect(after.get("/t/printed.jsonl")).toEqual(before.get("/t/printed.jsonl"));
     expect(after.get("/t/waiting.jsonl")).toEqual(before.get("/t/waiting.jsonl"));

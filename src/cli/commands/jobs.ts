@@ -2,13 +2,13 @@ import { Option, type Command, type OptionValues } from "@commander-js/extra-typ
 import type { App } from "../../app.js";
 import { invalid } from "../../core/errors.js";
 import { parseDuration } from "../../config/duration.js";
-import { parseRunId } from "../../runs/ids.js";
 import { RUN_KINDS, RUN_STATUSES, type RunKind, type RunStatus } from "../../runs/model.js";
 import { projectSteps } from "../../runs/steps.js";
 import type { CliContext } from "../context.js";
 import { collect, integer, type CommandKit, type JsonOption, type RegisterCommands, type WikiOption } from "../kit.js";
 import { renderJob, renderJobList, renderSteps, runJson, stepJson } from "../render/jobs.js";
-import { followRun } from "./follow.js";
+import { LATEST } from "../../runs/ids.js";
+import { exitCodeOf, followRun } from "./follow.js";
 import { renderReceipt } from "../render/receipt.js";
 import { nonNegative } from "./shared.js";
 
@@ -18,8 +18,11 @@ export const registerJobsCommands: RegisterCommands = (program, kit) => {
   act(listOptions(jobs.command("list").description("list jobs (same as `jobs`)"), kit), list);
   // Each subcommand takes --json and --wiki itself too; given to the group (`jobs --json show <id>`), they reach it as well.
   const job = (name: string, description: string) =>
-    jobs.command(name).description(description).argument("<run-id>").addOption(json()).addOption(wiki());
-  act(job("show", "show one job"), show);
+    jobs.command(name).description(description).argument("<run-id>", RUN_ID_HELP).addOption(json()).addOption(wiki());
+  act(
+    jobs.command("show").description("show one job (the newest when no id is given)").argument("[run-id]", RUN_ID_HELP).addOption(json()).addOption(wiki()),
+    show,
+  );
   act(job("logs", "print a job's log"), logs);
   act(job("attach", "follow a job until it ends (Ctrl-C detaches)"), attach);
   act(job("cancel", "stop a queued or running job"), cancel);
@@ -33,6 +36,8 @@ export const registerJobsCommands: RegisterCommands = (program, kit) => {
     prune,
   );
 };
+
+const RUN_ID_HELP = "a run id, a unique start of it or of its last part (c66c5349), or `latest`";
 
 /** The listing options, which `jobs` and `jobs list` both take. */
 function listOptions<A extends unknown[], O extends OptionValues, G extends OptionValues>(command: Command<A, O, G>, { json, wiki }: CommandKit) {
@@ -85,40 +90,44 @@ export async function list(ctx: CliContext, app: App, _args: [], opts: ListOptio
   renderJobList(ctx, runs, app.now());
 }
 
-export async function show(ctx: CliContext, app: App, [id]: [string], opts: JobOptions): Promise<void> {
-  const runId = parseRunId(id);
-  const record = await (await app.jobs()).showJob(runId, repositoryFilter(app, opts));
+export async function show(ctx: CliContext, app: App, [id]: [string | undefined], opts: JobOptions): Promise<void> {
+  const jobs = await app.jobs();
+  const repositoryId = repositoryFilter(app, opts);
+  const record = await jobs.showJob(jobs.resolveRunId(id ?? LATEST, repositoryId), repositoryId);
   if (opts.json) return ctx.json(runJson(record));
   renderJob(ctx, record, app.now());
 }
 
 export async function logs(ctx: CliContext, app: App, [id]: [string], opts: JobOptions): Promise<void> {
-  const runId = parseRunId(id);
-  const steps = projectSteps(await (await app.jobs()).jobEvents(runId, repositoryFilter(app, opts)));
+  const jobs = await app.jobs();
+  const repositoryId = repositoryFilter(app, opts);
+  const steps = projectSteps(await jobs.jobEvents(jobs.resolveRunId(id, repositoryId), repositoryId));
   if (opts.json) return ctx.json(steps.map(stepJson));
   const text = renderSteps(ctx, steps);
   if (text === "") ctx.writeErr("# no log events\n");
   else ctx.write(text);
 }
 
+/** Exits as `--wait` does: 0 done, 1 failed or cancelled, 130 detached. */
 export async function attach(ctx: CliContext, app: App, [id]: [string], opts: JobOptions): Promise<void> {
-  const runId = parseRunId(id);
   const repositoryId = repositoryFilter(app, opts);
+  const runId = (await app.jobs()).resolveRunId(id, repositoryId);
   const outcome = await followRun(ctx, app, runId, { json: opts.json ? "lines" : false, ...(repositoryId ? { repositoryId } : {}) });
-  if (outcome.detached) ctx.exitCode = 130;
+  ctx.exitCode = exitCodeOf(outcome);
 }
 
 export async function cancel(ctx: CliContext, app: App, [id]: [string], opts: JobOptions): Promise<void> {
-  const runId = parseRunId(id);
   const jobs = await app.jobs();
-  const outcome = await jobs.cancel(runId, repositoryFilter(app, opts));
+  const repositoryId = repositoryFilter(app, opts);
+  const runId = jobs.resolveRunId(id, repositoryId);
+  const outcome = await jobs.cancel(runId, repositoryId);
   if (opts.json) return ctx.json({ record: runJson(outcome.record), changed: outcome.changed });
   if (outcome.changed) ctx.write(`cancelled ${runId}\n`);
   else ctx.write(`job already ${outcome.record.status}: ${runId}\n`);
 }
 
 export async function retry(ctx: CliContext, app: App, [id]: [string], opts: JobOptions): Promise<void> {
-  const runId = parseRunId(id);
+  const runId = (await app.jobs()).resolveRunId(id, repositoryFilter(app, opts));
   const { receipt, kind } = (await app.lifecycle()).retry(runId);
   if (opts.json) return ctx.json({ ...receipt, retry_of: runId });
   renderReceipt(ctx, receipt, kind);

@@ -21,7 +21,7 @@ export const registerSetupCommands: RegisterCommands = (program, kit) => {
   kit.act(
     program
       .command("uninstall")
-      .description("remove the instruction blocks, the MCP server registrations, the schedules and the state directory (wikis in repositories stay)")
+      .description("remove the instruction blocks, the MCP server registrations, the SessionEnd hooks, the schedules and the state directory (wikis in repositories stay)")
       .option("--yes", "do not ask; cancel queued and running jobs first")
       .addOption(kit.json()),
     uninstall,
@@ -31,7 +31,7 @@ export const registerSetupCommands: RegisterCommands = (program, kit) => {
 function registerSetup(program: Command, kit: CommandKit): void {
   const setupCommand = program
     .command("setup")
-    .description("tell Claude Code and Codex about the wiki, save settings and schedule sync and garden")
+    .description("tell Claude Code and Codex about the wiki, save settings, sync sessions when they end and schedule sync and garden")
     .option("--yes", "use the defaults and the flags given; ask nothing")
     .addOption(new Option("--target <which>", "instruction files to install").choices(["all", "claude", "codex"]))
     .option("--skip-instructions", "leave the agents' instruction files alone")
@@ -43,6 +43,7 @@ function registerSetup(program: Command, kit: CommandKit): void {
     .option("--garden-off", "do not schedule garden")
     .option("--skip-schedules", "save the settings but leave the operating system's scheduler alone")
     .option("--no-mcp", "do not register the codealmanac MCP server with Claude Code and Codex")
+    .option("--skip-hooks", "do not install the SessionEnd hooks that sync a session when it ends")
     .addOption(kit.json());
   kit.act(setupCommand, setup);
 }
@@ -63,6 +64,7 @@ interface SetupOptions extends AskOptions {
   gardenOff?: true;
   skipSchedules?: true;
   mcp: boolean;
+  skipHooks?: true;
 }
 
 /** Prompts only for a person at a terminal; anything else (pipes, CI, agents) gets the defaults. */
@@ -106,6 +108,7 @@ function setupChoices(opts: SetupOptions): SetupChoices {
     },
     skipSchedules: opts.skipSchedules === true,
     mcp: opts.mcp !== false,
+    skipHooks: opts.skipHooks === true,
   };
 }
 

@@ -4,7 +4,8 @@ import { invalid } from "../../core/errors.js";
 import type { HarnessKind } from "../../harnesses/catalog.js";
 import type { CliContext } from "../context.js";
 import type { JsonOption, RegisterCommands, WikiOption } from "../kit.js";
-import { renderSyncSummary, syncSummaryJson } from "../render/sync.js";
+import { sessionTarget } from "../../sync/session.js";
+import { renderSyncSummary, sessionLine, sessionSummaryJson, syncSummaryJson } from "../render/sync.js";
 
 const APPS = ["claude", "codex"] as const;
 type App_ = (typeof APPS)[number];
@@ -20,6 +21,7 @@ export const registerSyncCommands: RegisterCommands = (program, kit) => {
       .addOption(kit.wiki())
       .addOption(from())
       .addOption(since())
+      .addOption(new Option("--session <id-or-path>", "only this session (its id, or its transcript file): queue its new part for its wiki"))
       .addOption(kit.using())
       .addOption(kit.json()),
     runSync,
@@ -41,10 +43,19 @@ interface SyncOptions extends JsonOption, WikiOption {
   since?: string;
 }
 
-async function runSync(ctx: CliContext, app: App, _args: [], opts: SyncOptions & { using?: HarnessKind }): Promise<void> {
+async function runSync(ctx: CliContext, app: App, _args: [], opts: SyncOptions & { using?: HarnessKind; session?: string }): Promise<void> {
+  if (opts.session !== undefined) return syncSession(ctx, app, opts.session, opts);
   const summary = await (await app.sync()).sync({ ...request(opts, app.now()), ...(opts.using ? { using: opts.using } : {}) });
   if (opts.json) return ctx.json(syncSummaryJson(summary));
   renderSyncSummary(ctx, summary);
+}
+
+async function syncSession(ctx: CliContext, app: App, session: string, opts: SyncOptions & { using?: HarnessKind }): Promise<void> {
+  const other = [opts.wiki !== undefined && "--wiki", opts.from !== undefined && "--from", opts.since !== undefined && "--since"].find(Boolean);
+  if (other) throw invalid(`--session names one session: it takes no ${other}`);
+  const summary = await (await app.sync()).syncSession({ target: sessionTarget(session, ctx.cwd), ...(opts.using ? { using: opts.using } : {}) });
+  if (opts.json) return ctx.json(sessionSummaryJson(summary));
+  ctx.write(sessionLine(summary) + "\n");
 }
 
 async function syncStatus(ctx: CliContext, app: App, _args: [], opts: SyncOptions): Promise<void> {

@@ -41,9 +41,10 @@ export function statusText(s: Style, status: string): string {
   }
 }
 
+/** How long the run ran; a run that never started (queued, or cancelled while queued) has no elapsed time. */
 function elapsed(r: RunRecord, now: number): string {
-  if (r.status === "queued") return EM_DASH;
-  return humanDuration((r.finishedAt ?? now) - (r.startedAt ?? r.createdAt));
+  if (r.startedAt === null) return EM_DASH;
+  return humanDuration((r.finishedAt ?? now) - r.startedAt);
 }
 
 export function renderJobList(ctx: CliContext, runs: RunRecord[], now: number): void {

@@ -7,7 +7,7 @@ import { renderWarnings } from "./setup.js";
 export function nothingJson() {
   return {
     nothing_to_remove: true,
-    removed: { instructions: [], mcp: [], schedules: [], state_root: null },
+    removed: { instructions: [], mcp: [], hooks: [], schedules: [], state_root: null },
     cancelled: [],
     worker_stopped: null,
     warnings: [],
@@ -22,7 +22,7 @@ export function renderNothing(ctx: CliContext): void {
 export function uninstallJson(report: UninstallReport) {
   return {
     nothing_to_remove: false,
-    removed: { instructions: report.instructions, mcp: report.mcp, schedules: report.schedules, state_root: report.stateRoot },
+    removed: { instructions: report.instructions, mcp: report.mcp, hooks: report.hooks, schedules: report.schedules, state_root: report.stateRoot },
     cancelled: report.cancelled,
     worker_stopped: report.worker,
     warnings: report.warnings,
@@ -40,6 +40,7 @@ export function renderUninstall(ctx: CliContext, report: UninstallReport): void 
     else lines.push(`removed the codealmanac block from ${file.path}`);
   }
   for (const registration of report.mcp) lines.push(mcpLine(registration));
+  for (const hook of report.hooks) lines.push(hook.deleted ? `deleted ${hook.path} (it held only the codealmanac SessionEnd hook)` : `removed the codealmanac SessionEnd hook from ${hook.path}`);
   for (const task of report.schedules) lines.push(`removed the ${task} schedule`);
   if (report.stateRoot) lines.push(`deleted ${report.stateRoot}`);
   lines.push(packageLine());

@@ -10,7 +10,6 @@ import { HARNESSES, HARNESS_KINDS, type HarnessKind } from "../../harnesses/cata
 import type { HarnessProbe } from "../../setup/harness-probe.js";
 import { INSTRUCTION_TARGETS, type InstructionTarget, type SetupRequest } from "../../setup/model.js";
 import type { SetupChoices } from "../../setup/request.js";
-import type { McpClient } from "../../mcp/install/model.js";
 import type * as clack from "@clack/prompts";
 
 type Prompts = typeof clack;
@@ -33,9 +32,10 @@ export async function askSetup(questions: SetupQuestions): Promise<SetupRequest 
     const settings = { ...request.settings };
     if (choices.using === null) settings.harnessDefault = await askAgent(p, settings.harnessDefault, probes);
     const asked = choices.target === null && !choices.skipInstructions;
-    const targets = asked ? await askTargets(p, request.targets, request.mcpClients) : request.targets;
+    const targets = asked ? await askTargets(p, request) : request.targets;
     // Unticking an agent there leaves it untold: no instructions and no MCP server.
     const mcpClients = asked ? request.mcpClients.filter((client) => targets.includes(client)) : request.mcpClients;
+    const hooks = asked ? request.hooks.filter((target) => targets.includes(target)) : request.hooks;
     if (choices.autoCommit === null) {
       settings.autoCommit = answer(await p.confirm({ message: "Let runs commit their wiki changes?", initialValue: settings.autoCommit }));
     }
@@ -45,7 +45,7 @@ export async function askSetup(questions: SetupQuestions): Promise<SetupRequest 
         if (!given.off && given.everyMs === null) settings[task] = await askSchedule(p, task, settings[task]);
       }
     }
-    return { ...request, targets, settings, mcpClients };
+    return { ...request, targets, settings, mcpClients, hooks };
   } catch (error) {
     if (!(error instanceof Cancelled)) throw error;
     p.cancel("setup cancelled");
@@ -86,12 +86,16 @@ async function askAgent(p: Prompts, current: HarnessKind | null, probes: Harness
   return chosen === "detect" ? null : chosen;
 }
 
-async function askTargets(p: Prompts, current: InstructionTarget[], mcpClients: McpClient[]): Promise<InstructionTarget[]> {
+/** Each agent ticked gets its instructions, and (unless a flag said no) the MCP server and the SessionEnd hook that syncs a session when it ends. */
+async function askTargets(p: Prompts, request: SetupRequest): Promise<InstructionTarget[]> {
   const options = INSTRUCTION_TARGETS.map((target) => {
-    const file = target === "claude" ? "CLAUDE.md" : "AGENTS.md";
-    return { value: target, label: HARNESSES[target].label, hint: mcpClients.includes(target) ? `${file} and the MCP server` : file };
+    const parts = [target === "claude" ? "CLAUDE.md" : "AGENTS.md"];
+    if (request.mcpClients.includes(target)) parts.push("the MCP server");
+    if (request.hooks.includes(target)) parts.push("a SessionEnd hook");
+    const hint = parts.length === 1 ? parts[0]! : `${parts.slice(0, -1).join(", ")} and ${parts.at(-1)}`;
+    return { value: target, label: HARNESSES[target].label, hint };
   });
-  return answer(await p.multiselect({ message: "Tell which agents about the wiki?", options, initialValues: current, required: false }));
+  return answer(await p.multiselect({ message: "Tell which agents about the wiki?", options, initialValues: request.targets, required: false }));
 }
 
 async function askSchedule(p: Prompts, task: AutomationTask, current: TaskSettings): Promise<TaskSettings> {

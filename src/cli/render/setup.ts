@@ -17,6 +17,7 @@ export function setupJson(report: SetupReport) {
     },
     schedules: report.schedules.map(scheduleJson),
     mcp: report.mcp.map(mcpJson),
+    hooks: report.hooks,
     warnings: report.warnings,
   };
 }
@@ -43,6 +44,10 @@ export function renderSetup(ctx: CliContext, report: SetupReport): void {
   // A failed registration is told among the warnings, with its fix.
   for (const outcome of report.mcp) {
     if (outcome.status !== "failed") lines.push(`${outcome.client} MCP server: ${mcpLine(ctx, outcome)}`);
+  }
+  for (const hook of report.hooks) {
+    const status = hook.status === "already installed" ? s.dim(hook.status) : s.green(hook.status);
+    lines.push(`${hook.target} SessionEnd hook: ${status} in ${hook.path}${hook.target === "codex" ? s.dim(" (Codex runs it once you trust it: /hooks in Codex)") : ""}`);
   }
   for (const schedule of report.schedules) {
     if (schedule.outcome !== "failed") lines.push(`${schedule.task} schedule: ${scheduleLine(schedule)}`);

@@ -1,4 +1,4 @@
-import type { SyncSummary } from "../../sync/model.js";
+import type { SessionSummary, SyncSummary } from "../../sync/model.js";
 import type { CliContext } from "../context.js";
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
@@ -52,4 +52,37 @@ function tally(summary: SyncSummary): string {
     counts.set(reason, (counts.get(reason) ?? 0) + 1);
   }
   return ` (${[...counts].sort((a, b) => b[1] - a[1]).map(([reason, n]) => `${n} ${reason}`).join(", ")})`;
+}
+
+export function sessionSummaryJson(summary: SessionSummary) {
+  const { started, skipped } = summary;
+  return {
+    transcript_path: summary.transcriptPath,
+    app: summary.app,
+    ...(summary.sessionId !== undefined ? { session_id: summary.sessionId } : {}),
+    ...(summary.cwd !== undefined ? { cwd: summary.cwd } : {}),
+    outcome: started ? (started.joined ? "joined" : "queued") : "skipped",
+    ...(started ? { run_id: started.runId, repository_name: started.repositoryName, repository_root: started.repositoryRoot } : {}),
+    ...(skipped ? { reason: skipped.reason } : {}),
+  };
+}
+
+/** One line: which run took the session, or why nothing was queued. */
+export function sessionLine(summary: SessionSummary): string {
+  const who = `${summary.app} session ${summary.sessionId ?? summary.transcriptPath}`;
+  const { started, skipped } = summary;
+  if (started) {
+    const how = started.joined ? `added to ${started.runId}, already queued` : `queued ${started.runId}`;
+    const warning = skipped ? ` (${skipped.reason})` : "";
+    return `sync: ${who}: ${how} for ${started.repositoryName}${warning}`;
+  }
+  return `sync: ${who}: nothing queued: ${explain(skipped?.reason ?? "no-new-activity", summary.cwd)}`;
+}
+
+function explain(reason: string, cwd: string | undefined): string {
+  if (reason === "unregistered-cwd") return `${cwd ?? "its folder"} is in no registered wiki`;
+  if (reason === "own-run") return "it is a session of a codealmanac run";
+  if (reason === "no-new-activity") return "nothing new since the last sync";
+  if (reason.startsWith("in-flight: ")) return `its last part is still ${reason.slice("in-flight: ".length)}; the next sync takes the rest`;
+  return reason;
 }

@@ -35,6 +35,8 @@ const DEFAULT_EXIT_AFTER_TURN_MS = 5_000;
 export interface CodexAdapterOptions {
   executable?: string;
   exitAfterTurnMs?: number;
+  /** The fix for a rejected key in the run's environment: it depends on Codex's model provider. */
+  loginFix?: (env: NodeJS.ProcessEnv) => string;
 }
 
 /**
@@ -100,14 +102,20 @@ export function createCodexAdapter(options: CodexAdapterOptions = {}): HarnessAd
     },
 
     run(request: HarnessRunRequest, onEvent): Promise<HarnessRunResult> {
-      return runCodex(executable, exitAfterTurnMs, request, new EventSink(onEvent));
+      return runCodex(executable, exitAfterTurnMs, request, new EventSink(onEvent), options.loginFix);
     },
   };
 }
 
-async function runCodex(executable: string, exitAfterTurnMs: number, request: HarnessRunRequest, sink: EventSink): Promise<HarnessRunResult> {
+async function runCodex(
+  executable: string,
+  exitAfterTurnMs: number,
+  request: HarnessRunRequest,
+  sink: EventSink,
+  loginFix: CodexAdapterOptions["loginFix"],
+): Promise<HarnessRunResult> {
   const env: NodeJS.ProcessEnv = { ...(request.env ?? process.env), CODEX_INTERNAL_ORIGINATOR_OVERRIDE: CODEX_MARKER };
-  const parser = createCodexStreamParser({ cwd: request.cwd });
+  const parser = createCodexStreamParser({ cwd: request.cwd, ...(loginFix ? { loginFix: loginFix(env) } : {}) });
   const startedAt = Date.now();
 
   const finish = (outcome: Outcome) => {

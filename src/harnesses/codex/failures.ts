@@ -14,11 +14,12 @@ export function codexFailure(code: string, message: string, fix?: string): Harne
 /**
  * Classifies the text of a failed turn (or a fatal error). `reconnects` is how many
  * `Reconnecting…` notices came before it: a turn that fails after them gave up on the network.
+ * `loginFix` is the fix for a rejected key, which depends on the model provider (see provider.ts).
  */
-export function classifyCodexFailure(message: string, reconnects = 0): HarnessFailure {
+export function classifyCodexFailure(message: string, reconnects = 0, loginFix: string = HARNESSES.codex.login): HarnessFailure {
   const text = message.trim() || "codex turn failed";
   if (/\b401\b|unauthorized|invalid api key|incorrect api key/i.test(text)) {
-    return codexFailure("codex.not_authenticated", text, HARNESSES.codex.login);
+    return codexFailure("codex.not_authenticated", text, loginFix);
   }
   const missing = /missing environment variable: `?([A-Za-z0-9_]+)`?/i.exec(text);
   if (missing) {

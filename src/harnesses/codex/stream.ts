@@ -36,7 +36,7 @@ export interface CodexStreamParser {
   readonly state: CodexStreamState;
 }
 
-export function createCodexStreamParser(options: { cwd?: string } = {}): CodexStreamParser {
+export function createCodexStreamParser(options: { cwd?: string; loginFix?: string } = {}): CodexStreamParser {
   return new CodexStreamReader(options);
 }
 
@@ -55,8 +55,11 @@ class CodexStreamReader implements CodexStreamParser {
   /** An `error` event waits one line: followed by `turn.failed` with the same text it is that failure. */
   private pendingError: { message: string; event: HarnessEvent } | null = null;
 
-  constructor(options: { cwd?: string }) {
+  private readonly loginFix: string | undefined;
+
+  constructor(options: { cwd?: string; loginFix?: string }) {
     this.roots = options.cwd ? [options.cwd] : [];
+    this.loginFix = options.loginFix;
   }
 
   push(line: string): HarnessEvent[] {
@@ -142,7 +145,7 @@ class CodexStreamReader implements CodexStreamParser {
     const message = text(record(line.error)?.message) ?? pending?.message ?? "codex turn failed";
     if (pending && pending.message.trim() !== message.trim()) this.flushPending(out);
     this.pendingError = null;
-    this.state.failure = classifyCodexFailure(message, this.reconnects);
+    this.state.failure = classifyCodexFailure(message, this.reconnects, this.loginFix);
     out.push(this.failedEvent(this.state.failure));
   }
 
@@ -172,7 +175,7 @@ class CodexStreamReader implements CodexStreamParser {
     }
     this.reconnects++;
     const cause = /^reconnecting\.*\s*\d+\/\d+\s*\(([\s\S]*)\)\s*$/i.exec(message.trim())?.[1] ?? message;
-    const failure = classifyCodexFailure(cause, 0);
+    const failure = classifyCodexFailure(cause, 0, this.loginFix);
     if (failure.code === "codex.not_authenticated" && !this.state.failure) {
       // A rejected credential is retried like a dropped stream; it will not get better.
       this.state.failure = failure;

@@ -12,7 +12,7 @@ export function serverCommand(nodePath: string, scriptPath: string): ServerComma
   return { command: nodePath, args: [realScript(scriptPath), "mcp"] };
 }
 
-function realScript(scriptPath: string): string {
+export function realScript(scriptPath: string): string {
   const absolute = resolve(scriptPath);
   try {
     return realpathSync(absolute);

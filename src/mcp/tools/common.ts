@@ -14,6 +14,10 @@ export const wikiArgument = z.optional(
 
 export const wikiField = z.string().check(z.describe("the wiki that answered"));
 
+/** A count in a tool's output: an integer from 0 (its JSON Schema says so, and nothing about safe integers). */
+export const countField = (description?: string) =>
+  description === undefined ? z.int().check(z.minimum(0)) : z.int().check(z.minimum(0), z.describe(description));
+
 /** `n thing` / `n things`. */
 export function count(n: number, noun: string): string {
   return `${n} ${noun}${n === 1 ? "" : "s"}`;

@@ -1,6 +1,6 @@
 import * as z from "zod/mini";
 import { healthFindings, type HealthFindings } from "../../evidence/freshness.js";
-import { count, wikiArgument, wikiField } from "./common.js";
+import { count, countField, wikiArgument, wikiField } from "./common.js";
 import type { ToolContext } from "./context.js";
 import { defineTool } from "./tool.js";
 
@@ -24,12 +24,12 @@ const KINDS: { key: keyof HealthFindings; meaning: string; line: (r: Row) => str
 
 const OUTPUT = z.object({
   wiki: wikiField,
-  total: z.int().check(z.describe("findings of every kind")),
+  total: countField("findings of every kind"),
   findings: z.array(
     z.object({
       kind: z.string(),
       meaning: z.string(),
-      count: z.int(),
+      count: countField(),
       examples: z.array(z.string()).check(z.describe(`up to ${EXAMPLES} of them`)),
     }),
   ),

@@ -3,7 +3,7 @@ import type { Receipt } from "../../queue/producer.js";
 import type { RunRecord } from "../../runs/model.js";
 import { runSummaryJson } from "../../runs/json.js";
 import type { QueuePort } from "../deps.js";
-import { wikiArgument, wikiField } from "./common.js";
+import { countField, wikiArgument, wikiField } from "./common.js";
 import type { ToolContext } from "./context.js";
 import { defineTool } from "./tool.js";
 
@@ -17,7 +17,7 @@ const RECEIPT = z.object({
   kind: z.enum(["ingest", "garden"]),
   wiki: wikiField,
   status: z.literal("queued"),
-  runs_ahead: z.int().check(z.describe("runs queued before this one")),
+  runs_ahead: countField("runs queued before this one"),
 });
 type ReceiptOutput = z.output<typeof RECEIPT>;
 

@@ -2,6 +2,7 @@ import * as z from "zod/mini";
 import { leadOf, truncationOf, type PageView } from "../../index/views/pages.js";
 import { pagesBySlug } from "../../index/views/viewer.js";
 import { readDrift } from "../../evidence/freshness.js";
+import { readableBody } from "../page-body.js";
 import { almanacRelative, FreshnessSchema, freshnessLine, pageSummary, PageSummarySchema } from "../shapes.js";
 import type { OpenWiki } from "../wikis.js";
 import { wikiArgument, wikiField } from "./common.js";
@@ -43,7 +44,13 @@ const OUTPUT = z.extend(PageSummarySchema, {
   truncated: z.boolean().check(z.describe("the page file is over 2 MB: lead and body come from its first 2 MB only")),
   freshness: FreshnessSchema,
   lead: z.optional(z.string()),
-  body: z.optional(z.string().check(z.describe("the page's Markdown, without front matter"))),
+  body: z.optional(
+    z.string().check(
+      z.describe(
+        "the page's Markdown, without front matter and without a first heading that repeats the title; links to pages are slugs (for read_page), links to repository files are paths from the repository root (for pages_for_file)",
+      ),
+    ),
+  ),
   links: z.optional(z.array(LinkSchema)),
   backlinks: z.optional(z.array(LinkSchema)),
   files: z.optional(z.array(z.object({ path: z.string(), is_dir: z.boolean() }))),
@@ -56,7 +63,7 @@ export const readPageTool = (context: ToolContext) =>
     name: "read_page",
     title: "Read a wiki page",
     description:
-      "Read one page of this repository's CodeAlmanac wiki by its slug (from search, pages_for_file or topics). Returns the page's Markdown with its title, summary and topics, the pages it links to and from, the repository files it cites, and its sources; pass part to get only one of these. Its freshness says whether the code it cites changed since the page was verified: when it is stale, check that code before relying on the page. An unknown slug gets an error that suggests close matches.",
+      "Read one page of this repository's CodeAlmanac wiki by its slug (from search, pages_for_file or topics). Returns the page's Markdown (its links to other pages given as slugs to pass back to read_page, its links to repository files as paths from the repository root) with its title, summary and topics, the pages it links to and from, the repository files it cites, and its sources; pass part to get only one of these. Its freshness says whether the code it cites changed since the page was verified: when it is stale, check that code before relying on the page. An unknown slug gets an error that suggests close matches.",
     input: INPUT,
     output: OUTPUT,
     run: async (args) => {
@@ -77,12 +84,13 @@ async function pageOutput(wiki: OpenWiki, view: PageView, part: Part | null): Pr
     truncated: view.truncated,
   };
   const wants = (p: Part) => part === null || part === p;
+  const body = wants("body") || part === "lead" ? readableBody(view.body, { slug: view.slug, title: view.title, path: base.path }) : "";
   const linked = wants("links") || wants("backlinks") ? await wiki.index.read((db) => pagesBySlug(db, [...view.page_links_out, ...view.page_links_in])) : new Map();
   const link = (slug: string) => ({ slug, title: linked.get(slug)?.title ?? null, exists: linked.has(slug) });
   return {
     ...base,
-    ...(part === "lead" ? { lead: leadOf(view.body) } : {}),
-    ...(wants("body") ? { body: view.body } : {}),
+    ...(part === "lead" ? { lead: leadOf(body) } : {}),
+    ...(wants("body") ? { body } : {}),
     ...(wants("links") ? { links: view.page_links_out.map(link) } : {}),
     ...(wants("backlinks") ? { backlinks: view.page_links_in.map(link) } : {}),
     ...(wants("files") ? { files: view.file_refs } : {}),

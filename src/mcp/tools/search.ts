@@ -8,9 +8,10 @@ import { repositoryPath } from "../paths.js";
 import { readDrift, type PagesDrift } from "../../evidence/freshness.js";
 import { almanacRelative, FreshnessSchema, freshnessLine, pageLine, pageSummary, PageSummarySchema } from "../shapes.js";
 import type { OpenWiki } from "../wikis.js";
-import { count, wikiArgument, wikiField } from "./common.js";
+import { count, countField, wikiArgument, wikiField } from "./common.js";
 import type { ToolContext } from "./context.js";
 import { defineTool } from "./tool.js";
+import { knownTopics } from "./topics.js";
 
 const MAX_LIMIT = 100;
 
@@ -48,7 +49,7 @@ const SEARCH_INPUT = z.strictObject({
 const SEARCH_OUTPUT = z.object({
   wiki: wikiField,
   query: z.nullable(z.string()),
-  total: z.int().check(z.describe("pages that matched, before the limit")),
+  total: countField("pages that matched, before the limit"),
   pages: z.array(HitSchema),
 });
 
@@ -70,7 +71,7 @@ export const searchTool = (context: ToolContext) =>
       const limit = args.limit ?? 10;
       const { hits, total } = await wiki.index.search({
         query,
-        topics: args.topics ?? [],
+        topics: await knownTopics(wiki, args.topics ?? []),
         limit,
         ...(mentions !== undefined ? { mentions } : {}),
       });
@@ -94,7 +95,7 @@ const FILE_OUTPUT = z.object({
   wiki: wikiField,
   path: z.string().check(z.describe("the path as pages cite it, relative to the repository root (folders end in /)")),
   kind: z.enum(["file", "directory"]),
-  total: z.int(),
+  total: countField("pages citing the path, before the limit"),
   pages: z.array(PageSummarySchema),
 });
 

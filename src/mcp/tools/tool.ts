@@ -70,8 +70,17 @@ export function failure(message: string): CallToolResult {
   return { content: [{ type: "text", text: message.replace(/\s*\n\s*/g, " ") }], isError: true };
 }
 
-/** Draft-07, as MCP clients validate it. */
+/**
+ * Draft-07, as MCP clients validate it. zod writes every integer's safe range as bounds
+ * (`minimum: -9007199254740991`); a model reads them as meaning something, so they go,
+ * and a schema keeps only the bounds its tool set (`countField`, a limit's 1 to 100).
+ */
 function jsonSchema(schema: z.ZodMiniType, io: "input" | "output"): Record<string, unknown> {
-  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { target: "draft-7", io }) as Record<string, unknown>;
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { target: "draft-7", io, override: withoutSafeBounds }) as Record<string, unknown>;
   return rest;
+}
+
+function withoutSafeBounds({ jsonSchema }: { jsonSchema: { minimum?: number; maximum?: number } }): void {
+  if (jsonSchema.minimum === Number.MIN_SAFE_INTEGER) delete jsonSchema.minimum;
+  if (jsonSchema.maximum === Number.MAX_SAFE_INTEGER) delete jsonSchema.maximum;
 }

@@ -1,7 +1,11 @@
 import * as z from "zod/mini";
+import { ProductError } from "../../core/errors.js";
+import { topicSlug } from "../../index/views/topics.js";
 import { pagesBySlug } from "../../index/views/viewer.js";
 import { pageLine } from "../shapes.js";
-import { count, wikiArgument, wikiField } from "./common.js";
+import { closeNames, didYouMean } from "../suggest.js";
+import type { OpenWiki } from "../wikis.js";
+import { count, countField, wikiArgument, wikiField } from "./common.js";
 import type { ToolContext } from "./context.js";
 import { defineTool } from "./tool.js";
 
@@ -19,7 +23,7 @@ const TopicSchema = z.object({
   description: z.nullable(z.string()),
   parents: z.array(z.string()),
   children: z.array(z.string()),
-  page_count: z.int(),
+  page_count: countField(),
 });
 
 const TopicDetailSchema = z.object({
@@ -54,6 +58,7 @@ export const topicsTool = (context: ToolContext) =>
         const data: TopicsOutput = { wiki: name, topics: await wiki.index.topics() };
         return { data, text: graphText(data) };
       }
+      await knownTopics(wiki, [args.topic]);
       const detail = await wiki.index.topic(args.topic, args.descendants === true);
       const rows = await wiki.index.read((db) => pagesBySlug(db, detail.pages));
       const pages = detail.pages.map((slug) => ({ slug, title: rows.get(slug)?.title ?? null, summary: rows.get(slug)?.summary ?? null }));
@@ -61,6 +66,20 @@ export const topicsTool = (context: ToolContext) =>
       return { data, text: topicText(data) };
     },
   });
+
+/**
+ * The topics' slugs, when the wiki has every one: an unknown topic is an error naming it,
+ * with the closest slugs, instead of a search that quietly finds nothing.
+ */
+export async function knownTopics(wiki: OpenWiki, inputs: readonly string[]): Promise<string[]> {
+  const slugs = inputs.map(topicSlug);
+  if (slugs.length === 0) return slugs;
+  const known = (await wiki.index.topics()).map((topic) => topic.slug);
+  const missing = slugs.findIndex((slug) => !known.includes(slug));
+  if (missing < 0) return slugs;
+  const hint = didYouMean(closeNames(slugs[missing]!, known));
+  throw new ProductError("not_found", `topic not found: ${inputs[missing]!.trim()}${hint}; the topics tool lists them`);
+}
 
 function graphText(data: TopicsOutput): string {
   const topics = data.topics ?? [];
