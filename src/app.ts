@@ -27,6 +27,7 @@ import type { ExecutorDeps } from "./queue/executor.js";
 import type { JobsService } from "./queue/jobs.js";
 import type { LifecycleService } from "./lifecycle/service.js";
 import type { RunMaterials } from "./lifecycle/runner.js";
+import type { PrivacyRules } from "./privacy/redact.js";
 import type { SourcesService } from "./sources/service.js";
 import type { Automation, AutomationTask, TaskOutcome } from "./automation/model.js";
 import type { GardenTarget } from "./automation/garden.js";
@@ -237,6 +238,14 @@ export class App {
     return new DriftService({ commands, env, cacheFile: beside("drift-cache.json"), historyFile: beside("drift-history") });
   }
 
+  /**
+   * The user's own patterns beside the redactor's detectors (`privacy.redact`), for the
+   * secret gate before a run's commit and for `validate`. None yet: config does not carry them.
+   */
+  async privacyRules(): Promise<PrivacyRules> {
+    return {};
+  }
+
   async commands(): Promise<CommandRunner> {
     return (await import("./core/exec.js")).runCommand;
   }
@@ -315,6 +324,7 @@ export class App {
           materials: this.runMaterials(commands, env),
           drift: async (index, slugs) => (await (await this.driftIn(env)).report(index, { slugs })).pages,
           commands,
+          privacyRules: () => this.privacyRules(),
           runDir: (runId) => join(this.paths.runs, runId),
           now: this.now,
           log: (line) => this.log(line),

@@ -13,11 +13,13 @@ export type { RefreshOutcome, RefreshResult } from "./refresh.js";
 import { provenMiss } from "./miss.js";
 import type { PageParser } from "./parse-file.js";
 import { searchPages, type SearchRequest, type SearchResult } from "./views/search.js";
-import { pageFingerprints, showPage, type PageView } from "./views/pages.js";
+import { pageFiles, pageFingerprints, showPage, type PageView } from "./views/pages.js";
 import { listTopics, showTopic, type TopicDetail, type TopicSummary } from "./views/topics.js";
 import { healthReport, type HealthReport } from "./views/health.js";
 import { evidenceDigests, pageEvidence, type PageEvidence } from "./views/evidence.js";
 import { collectIssues, type ValidationIssue } from "./views/validate.js";
+import { secretIssues } from "./views/secrets.js";
+import type { PrivacyRules } from "../privacy/redact.js";
 import { wikiSummary, type SummaryLimits, type WikiSummary } from "./views/summary.js";
 
 export interface IndexServiceDeps {
@@ -210,6 +212,11 @@ export class WikiIndex {
     return this.guard(() => pageFingerprints(this.current()));
   }
 
+  /** The file of each named page, relative to almanac/, by slug, as indexed now (without refreshing first); an unknown slug is absent. */
+  async pageFiles(slugs: readonly string[]): Promise<Map<string, string>> {
+    return this.guard(() => pageFiles(this.current(), slugs));
+  }
+
   async summary(limits: Partial<SummaryLimits> = {}): Promise<WikiSummary> {
     return this.guard(async () => {
       await this.fresh();
@@ -221,6 +228,14 @@ export class WikiIndex {
     return this.guard(async () => {
       const outcome = await this.fresh();
       return collectIssues(this.current(), outcome.scan, this.repository.rootPath);
+    });
+  }
+
+  /** Each secret in the wiki's files as a `secret_found` error (views/secrets.ts), after a refresh. */
+  async secretIssues(rules: PrivacyRules): Promise<ValidationIssue[]> {
+    return this.guard(async () => {
+      await this.fresh();
+      return secretIssues(this.current(), { almanacPath: this.almanacPath, wikiRoot: this.wikiRoot }, rules);
     });
   }
 

@@ -17,6 +17,7 @@ import { diffPages } from "../index/views/pages.js";
 import type { SourceBrief } from "../sources/model.js";
 import type { PageDrift } from "../evidence/types.js";
 import type { StalePageBrief } from "./context/stale.js";
+import { redact, type PrivacyRules } from "../privacy/redact.js";
 import { staleOutcome, uneditedTargets, type StaleTarget } from "./stale-outcome.js";
 import {
   BUILD_BUDGET_CHARS,
@@ -31,6 +32,8 @@ import { stampEvidence, type EvidenceStampReport, type UnstampedSource } from ".
 import { compareSnapshots, describeOutside, headCommit, takeSnapshot, type GitSnapshot } from "./write-boundary.js";
 import { agentEnvironment, prepareAgentTools, removeAgentTools, type AgentTools, type CliEntry } from "./agent-tools.js";
 import { commitSubject, commitWikiChanges, type WikiCommitOutcome } from "./wiki-commit.js";
+import { OrderedWrites, redactStrings } from "./redacted-record.js";
+import { scanForSecrets, secretFoundMessage, writtenWikiFiles } from "./secret-gate.js";
 
 /** What a run needs prepared before the agent starts, each within its share of the prompt; app.ts wires them. */
 export interface RunMaterials {
@@ -49,6 +52,11 @@ export interface LifecycleDeps {
   /** What `ca drift` says of these pages now (never called with none). */
   drift: (index: WikiIndex, slugs: readonly string[]) => Promise<PageDrift[]>;
   commands: CommandRunner;
+  /**
+   * The user's own patterns beside the built-in detectors (`privacy.redact`): the secret gate
+   * and the redaction of what the agent reports both use them.
+   */
+  privacyRules: () => Promise<PrivacyRules>;
   /** The run's own folder in the state root. */
   runDir: (runId: string) => string;
   now: () => number;
@@ -115,13 +123,14 @@ export class LifecycleRunner implements OperationRunner {
       tools = await phase("internal_error", () => prepareAgentTools(join(this.deps.runDir(record.runId), "agent"), this.deps.cli));
       this.seedAgentIndex(record, index, tools);
       if (this.deps.stopped?.aborted) throw new PhaseFailure("internal_error", new Error("the executor was told to stop before its agent started"));
+      const rules = await phase("internal_error", () => this.deps.privacyRules());
       const agent = `${spec.harness}${version ? ` ${version}` : ""}`;
       await phase("internal_error", () => runs.appendEvent(record.runId, now(), "message", `starting ${agent} with model ${spec.model}`));
-      const result = await phase("provider_execution", () => this.runAgent(record, spec, adapter, version, prompt, tools!));
+      const result = await phase("provider_execution", () => this.runAgent(record, spec, { adapter, version, prompt, tools: tools!, rules }));
       runs.recordHarnessSession(record.runId, { kind: result.kind, sessionId: result.sessionId, transcriptPath: result.transcriptPath });
       await phase("internal_error", () => this.recordChanges(record, before));
       if (result.status !== "succeeded") {
-        const detail = result.failure?.message ?? result.outputText;
+        const detail = (await redact(result.failure?.message ?? result.outputText, rules)).text;
         const fix = result.failure?.fix ? ` (${result.failure.fix})` : "";
         throw new PhaseFailure(
           result.failure?.code === "timeout" ? "timeout" : "provider_execution",
@@ -132,12 +141,16 @@ export class LifecycleRunner implements OperationRunner {
       const pageChanges = diffPages(pagesBefore, await index.pageFingerprints());
       runs.recordPageChanges(record.runId, pageChanges);
       await phase("wiki_validation", async () => gate(issues, await index.issues()));
-      const summary = result.summary ?? `${spec.kind} completed`;
+      // The run's summary is also the commit's subject: what the agent said passes the redactor first.
+      const summary = result.summary ? (await redact(result.summary, rules)).text : `${spec.kind} completed`;
       // A stale page the agent left as it was is confirmed: it is stamped as verified now, with the pages it wrote.
       const confirmed = material.stale ? uneditedTargets(staleTargets(material.stale), pageChanges) : [];
       // The seam before the commit: the evidence stamp, then the secret gate, in that order,
-      // so what they write or refuse is what gets committed (or not).
-      const stamped = await phase("internal_error", () => this.stamp(record, index, [...pageChanges.created, ...pageChanges.updated, ...confirmed]));
+      // so what they write or refuse is what gets committed (or not). The gate scans the
+      // pages the stamp rewrote too.
+      const written = [...pageChanges.created, ...pageChanges.updated, ...confirmed];
+      const stamped = await phase("internal_error", () => this.stamp(record, index, written));
+      await phase("internal_error", () => this.secretGate(record, index, before, written, rules));
       await phase("internal_error", () => this.commit(record, spec, before, summary));
       if (material.stale) await phase("internal_error", () => this.recordStale(record, index, material.stale!, pageChanges, stamped));
       runs.finishRun(record.runId, now(), { status: "done", summary });
@@ -272,30 +285,52 @@ export class LifecycleRunner implements OperationRunner {
     if (others.length > 0) runs.appendEvent(record.runId, now(), "warning", `the run changed pages it was not asked to: ${listed(others)}`);
   }
 
-  private runAgent(
-    record: RunRecord,
-    spec: RunSpec,
-    adapter: HarnessAdapter,
-    version: string | null,
-    prompt: string,
-    tools: AgentTools,
-  ): Promise<HarnessRunResult> {
-    return adapter.run(
-      {
-        model: spec.model,
-        cwd: record.repositoryRoot,
-        prompt,
-        sessionId: randomUUID(),
-        cliVersion: version,
-        // The worker enforces runs.timeout; this is only a backstop if no worker is watching.
-        timeoutMs: this.deps.runTimeoutMs + 60_000,
-        idleTimeoutMs: this.deps.runIdleTimeoutMs,
-        env: agentEnvironment(this.deps.env, tools),
-        commands: tools.commands,
-        onStderr: (text) => this.deps.log(`[${spec.harness} stderr] ${text.trimEnd()}`),
-      },
-      (event) => this.record(record.runId, event),
-    );
+  /**
+   * The agent's events and stderr pass through the redactor before the ledger and the run log
+   * (redacted-record.ts), in the order the agent reported them; the run goes on only once all
+   * of them are written.
+   */
+  private async runAgent(record: RunRecord, spec: RunSpec, agent: AgentLaunch): Promise<HarnessRunResult> {
+    const { adapter, version, prompt, tools, rules } = agent;
+    const writes = new OrderedWrites();
+    const log = (text: string) =>
+      writes.add(async () => this.deps.log(`[${spec.harness} stderr] ${(await redact(text.trimEnd(), rules)).text}`));
+    try {
+      const result = await adapter.run(
+        {
+          model: spec.model,
+          cwd: record.repositoryRoot,
+          prompt,
+          sessionId: randomUUID(),
+          cliVersion: version,
+          // The worker enforces runs.timeout; this is only a backstop if no worker is watching.
+          timeoutMs: this.deps.runTimeoutMs + 60_000,
+          idleTimeoutMs: this.deps.runIdleTimeoutMs,
+          env: agentEnvironment(this.deps.env, tools),
+          commands: tools.commands,
+          onStderr: log,
+        },
+        (event) => this.record(record.runId, event, writes, rules),
+      );
+      await writes.drain();
+      return result;
+    } finally {
+      await writes.settled();
+    }
+  }
+
+  /**
+   * The gate before the commit, whether or not `auto_commit` is on: a secret in any wiki file
+   * the run wrote fails the run with `secret_found` before anything is staged, and the run
+   * records where (secret-gate.ts). The files stay in the working tree.
+   */
+  private async secretGate(record: RunRecord, index: WikiIndex, before: GitSnapshot | null, slugs: readonly string[], rules: PrivacyRules): Promise<void> {
+    const pageFiles = [...(await index.pageFiles(slugs)).values()].map((relPath) => join(index.almanacPath, relPath));
+    const files = await writtenWikiFiles({ root: record.repositoryRoot, before, pageFiles }, this.deps.commands, this.deps.env);
+    const findings = await scanForSecrets(record.repositoryRoot, files, rules);
+    if (findings.length === 0) return;
+    this.deps.runs.recordSecretFindings(record.runId, findings);
+    throw new PhaseFailure("secret_found", new Error(secretFoundMessage(findings, record.runId)));
   }
 
   /** Commits made and files touched outside almanac/ are recorded; the files also as a warning. */
@@ -379,18 +414,31 @@ export class LifecycleRunner implements OperationRunner {
     }
   }
 
-  /** A failing ledger write is our failure, not the agent's: it surfaces as internal_error. */
-  private record(runId: string, event: HarnessEvent): void {
+  /** A failing ledger write is our failure, not the agent's: it surfaces as internal_error once the agent is done. */
+  private record(runId: string, event: HarnessEvent, writes: OrderedWrites, rules: PrivacyRules): void {
     const kind = runEventKindFor(event.kind);
     if (kind === null) return;
     // Once told to stop, the agent's own report of how it ended only describes the stop.
     if ((event.kind === "error" || event.kind === "done") && this.deps.stopped?.aborted) return;
-    try {
-      this.deps.runs.appendEvent(runId, this.deps.now(), kind, event.message, event);
-    } catch (error) {
-      throw new PhaseFailure("internal_error", error);
-    }
+    const at = this.deps.now();
+    writes.add(async () => {
+      const redacted = await redactStrings(event, rules);
+      try {
+        this.deps.runs.appendEvent(runId, at, kind, redacted.message, redacted);
+      } catch (error) {
+        throw new PhaseFailure("internal_error", error);
+      }
+    });
   }
+}
+
+/** What runs the agent: the adapter and its CLI's version, the prompt, the agent's commands, and the rules its reports are redacted with. */
+interface AgentLaunch {
+  adapter: HarnessAdapter;
+  version: string | null;
+  prompt: string;
+  tools: AgentTools;
+  rules: PrivacyRules;
 }
 
 /** Slugs for one line: the first ten, then how many more. */

@@ -1,5 +1,5 @@
 import type { Finish } from "./transitions.js";
-import type { PageChanges, RunChanges, RunEvent, RunEventKind, RunKind, RunRecord, RunStatus, StalePagesOutcome, Transition, WikiCommit } from "./model.js";
+import type { PageChanges, RunChanges, RunEvent, RunEventKind, RunKind, RunRecord, RunStatus, SecretFinding, StalePagesOutcome, Transition, WikiCommit } from "./model.js";
 
 /**
  * The narrow views of the run ledger that other domains are handed. `RunStore` implements
@@ -43,4 +43,5 @@ export interface RunRecorder {
   recordChanges(runId: string, changes: RunChanges): void;
   recordWikiCommit(runId: string, commit: WikiCommit): void;
   recordStalePages(runId: string, outcome: StalePagesOutcome): void;
+  recordSecretFindings(runId: string, findings: readonly SecretFinding[]): void;
 }

@@ -58,6 +58,8 @@ export function runSummaryJson(r: RunRecord) {
           no_longer_stale: r.stalePages.no_longer_stale,
         }
       : null,
+    // The secret gate's findings (file, line, kind; never the secret): the run failed with `secret_found`.
+    secret_findings: r.secretFindings ? r.secretFindings.map((f) => ({ file: f.file, line: f.line, kind: f.kind })) : null,
     harness_transcript: r.harness
       ? { kind: r.harness.kind, session_id: r.harness.sessionId, transcript_path: r.harness.transcriptPath }
       : null,

@@ -14,6 +14,7 @@ export const FAILURE_CATEGORIES = [
   "internal_error",
   "mutation_safety",
   "timeout",
+  "secret_found",
 ] as const;
 export type FailureCategory = (typeof FAILURE_CATEGORIES)[number];
 
@@ -69,6 +70,18 @@ export interface StalePagesOutcome {
   no_longer_stale: string[];
 }
 
+/**
+ * A secret the gate before the product's commit found in a page the run wrote: where it is
+ * and what kind it is, never the secret itself.
+ */
+export interface SecretFinding {
+  /** Relative to the repository root, with `/`: `almanac/concepts/deploy.md`. */
+  file: string;
+  /** 1-based. */
+  line: number;
+  kind: string;
+}
+
 export interface RunRecord {
   runId: string;
   seq: number;
@@ -92,6 +105,8 @@ export interface RunRecord {
   changes: RunChanges | null;
   wikiCommit: WikiCommit | null;
   stalePages: StalePagesOutcome | null;
+  /** What the secret gate found (the run then failed with `secret_found`); null when it found nothing or never ran. */
+  secretFindings: SecretFinding[] | null;
   logPath: string;
   retryOf: string | null;
   claimSeq: number | null;

@@ -81,4 +81,9 @@ export const runMigrations: Migration[] = [
     name: "what a garden --stale run did with its stale pages",
     up: (db) => db.exec("ALTER TABLE runs ADD COLUMN stale_pages_json TEXT"),
   },
+  {
+    version: 9,
+    name: "where the secret gate found secrets in a run's pages (file, line, kind; never the secret)",
+    up: (db) => db.exec("ALTER TABLE runs ADD COLUMN secret_findings_json TEXT"),
+  },
 ];

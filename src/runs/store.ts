@@ -13,6 +13,7 @@ import {
   type RunStatus,
   type TerminalStatus,
   type Transition,
+  type SecretFinding,
   type StalePagesOutcome,
   type WikiCommit,
 } from "./model.js";
@@ -73,6 +74,7 @@ interface RunRow {
   changes_json?: string | null;
   wiki_commit_json?: string | null;
   stale_pages_json?: string | null;
+  secret_findings_json?: string | null;
   log_path: string;
   retry_of: string | null;
   last_event_at?: number | null;
@@ -115,6 +117,7 @@ function toRecord(row: RunRow): RunRecord {
     changes: row.changes_json ? (JSON.parse(row.changes_json) as RunChanges) : null,
     wikiCommit: row.wiki_commit_json ? (JSON.parse(row.wiki_commit_json) as WikiCommit) : null,
     stalePages: row.stale_pages_json ? (JSON.parse(row.stale_pages_json) as StalePagesOutcome) : null,
+    secretFindings: row.secret_findings_json ? (JSON.parse(row.secret_findings_json) as SecretFinding[]) : null,
     logPath: row.log_path,
     retryOf: row.retry_of,
     claimSeq: row.claim_seq,
@@ -483,6 +486,11 @@ export class RunStore implements RunReads, RunFootprints, RunRecorder {
   /** What a `garden --stale` run did with the stale pages it targeted. */
   recordStalePages(runId: string, outcome: StalePagesOutcome): void {
     this.db.prepare("UPDATE runs SET stale_pages_json = ? WHERE run_id = ?").run(JSON.stringify(outcome), runId);
+  }
+
+  /** Where the secret gate found secrets in the run's pages (never the secrets). */
+  recordSecretFindings(runId: string, findings: readonly SecretFinding[]): void {
+    this.db.prepare("UPDATE runs SET secret_findings_json = ? WHERE run_id = ?").run(JSON.stringify(findings), runId);
   }
 
   /**

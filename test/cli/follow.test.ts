@@ -40,6 +40,7 @@ function record(overrides: Partial<RunRecord> = {}): RunRecord {
     changes: null,
     wikiCommit: null,
     stalePages: null,
+    secretFindings: null,
     logPath: "/state/logs/run.log",
     retryOf: null,
     claimSeq: null,

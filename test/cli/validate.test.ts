@@ -2,6 +2,7 @@ import { describe, expect, test } from "vitest";
 import { chmodSync, mkdirSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { asUnprivileged, page, unprivilegedUnavailable, writeWiki, type Sandbox } from "../support/cli.js";
+import { generator } from "../privacy/corpus.js";
 import { almanac, expectFailure, expectJsonFailure, expectOk, freshSandboxes } from "./helpers.js";
 
 interface Issue {
@@ -126,6 +127,30 @@ describe("validate", () => {
       const box = fresh();
       const repo = wiki(box, { "a.md": good("See [missing](missing-page) and [ok](README).") });
       expectOnly(box, repo, issue("broken_links", "error", "Markdown page link target does not exist: missing-page", { page: "a" }));
+    });
+
+    test("secret_found: a secret in a page or in topics.yaml names the file, the line and the kind, never the secret", () => {
+      const box = fresh();
+      const { pick } = generator(21);
+      const token = `ghp_${pick("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789", 36)}`;
+      const key = `AKIA${pick("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", 16)}`;
+      const deploy = good(`The CI pushes with ${token} for now.`);
+      const topics = `topics:\n  - slug: concepts\n    title: Concepts\n    description: the bucket key is ${key}\n    parents: []\n`;
+      const repo = wiki(box, { "deploy.md": deploy }, topics);
+      const line = deploy.split("\n").findIndex((l) => l.includes(token)) + 1;
+      const run = box.run(["validate", "--json"], { cwd: repo });
+      expect(run.code).toBe(1);
+      expect(run.json<Validation>().issues).toEqual([
+        { ...issue("secret_found", "error", `a secret (github-token) at line ${line} of deploy.md: remove it`, { page: "deploy", path: "deploy.md" }), line, kind: "github-token" },
+        { ...issue("secret_found", "error", "a secret (aws-access-key) at line 4 of topics.yaml: remove it", { path: "topics.yaml" }), line: 4, kind: "aws-access-key" },
+      ]);
+      const text = box.run(["validate"], { cwd: repo });
+      expect(text.code).toBe(1);
+      expect(text.stdout).toContain(`errors (2):\n  deploy a secret (github-token) at line ${line} of deploy.md: remove it (secret_found)\n  topics.yaml a secret (aws-access-key) at line 4 of topics.yaml: remove it (secret_found)\n`);
+      for (const output of [run.stdout, run.stderr, text.stdout, text.stderr]) {
+        expect(output).not.toContain(token);
+        expect(output).not.toContain(key);
+      }
     });
 
     test("missing_source_citations", () => {

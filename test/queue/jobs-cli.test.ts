@@ -42,6 +42,7 @@ const RUN_FIELDS = [
   "repository_id",
   "retry_of",
   "run_id",
+  "secret_findings",
   "stale_pages",
   "started_at",
   "status",

@@ -38,6 +38,7 @@ function run(status: RunStatus, extra: Partial<RunRecord> = {}): RunRecord {
     changes: null,
     wikiCommit: null,
     stalePages: null,
+    secretFindings: null,
     logPath: "/tmp/run.log",
     retryOf: null,
     claimSeq: status === "queued" ? null : 1,

@@ -27,7 +27,7 @@ export async function health(ctx: CliContext, app: App, _args: [], opts: JsonOpt
 export async function validate(ctx: CliContext, app: App, _args: [], opts: JsonOption & WikiOption & { strict?: true }): Promise<void> {
   const index = openIndex(ctx, app, opts);
   const outcome = await index.refresh();
-  const issues = await validationIssues(await app.drift(), index);
+  const issues = [...(await validationIssues(await app.drift(), index)), ...(await index.secretIssues(await app.privacyRules()))];
   const errors = issues.filter((i) => i.severity === "error").length;
   const warnings = issues.length - errors;
   const ok = errors === 0 && (opts.strict !== true || warnings === 0);

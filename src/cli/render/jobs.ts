@@ -90,6 +90,12 @@ export function renderJob(ctx: CliContext, r: RunRecord, now: number): void {
     for (const slug of leftStale) out.push(`  ${s.yellow("!")} ${s.blue(slug)} ${s.yellow("(left stale)")}`);
     for (const slug of noLonger) out.push(`  ${s.dim(`· ${slug} (no longer stale)`)}`);
   }
+  if (r.secretFindings && r.secretFindings.length > 0) {
+    // Where the secret gate found secrets: file, line and kind, never the secret; the error line says how to fix it.
+    const count = r.secretFindings.length;
+    out.push(line("secrets", s.red(`${count} secret${count === 1 ? "" : "s"} found in the wiki; nothing was committed`)));
+    for (const f of r.secretFindings) out.push(`  ${s.red("!")} ${f.file} line ${f.line} ${s.dim(`(${f.kind})`)}`);
+  }
   if (r.wikiCommit) {
     const { sha, subject, files } = r.wikiCommit;
     out.push(line("committed", `${sha.slice(0, 12)} ${subject} ${s.dim(`(${files} file${files === 1 ? "" : "s"})`)}`));

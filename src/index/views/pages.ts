@@ -221,6 +221,15 @@ export function pageFingerprints(db: Db): Map<string, string> {
   return new Map(rows.map((row) => [row.slug, row.content_hash]));
 }
 
+/** The file of each named page that is indexed, relative to almanac/, by slug. */
+export function pageFiles(db: Db, slugs: readonly string[]): Map<string, string> {
+  if (slugs.length === 0) return new Map();
+  const rows = db
+    .prepare("SELECT slug, rel_path FROM pages WHERE slug IN (SELECT value FROM json_each(?))")
+    .all(JSON.stringify(slugs)) as { slug: string; rel_path: string }[];
+  return new Map(rows.map((row) => [row.slug, row.rel_path]));
+}
+
 /** Pages created, updated (content changed) and deleted between two fingerprint sets, each sorted. */
 export function diffPages(before: ReadonlyMap<string, string>, after: ReadonlyMap<string, string>): { created: string[]; updated: string[]; deleted: string[] } {
   const created: string[] = [];

@@ -14,6 +14,9 @@ export interface ValidationIssue {
   page: string | null;
   topic: string | null;
   path: string | null;
+  /** `secret_found` only: the secret's 1-based line in the file and its kind (the secret itself is never reported). */
+  line?: number;
+  kind?: string;
 }
 
 /** Errors fail `validate`; warnings only with --strict (almanac/decisions/validation-severities.md). */
@@ -29,6 +32,7 @@ export const SEVERITY: Record<string, Severity> = {
   broken_links: "error",
   broken_xwiki: "error",
   missing_source_citations: "error",
+  secret_found: "error", // scanned by the commands (views/secrets.ts), not collected here
   orphans: "warning",
   dead_refs: "warning",
   lines_past_end: "warning",

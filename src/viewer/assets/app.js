@@ -19,6 +19,7 @@
 //   job-status          status chip (data-status = queued|running|done|failed|cancelled)
 //   impact-created|impact-updated|impact-deleted, job-warnings   chips
 //   job                 job detail root (data-run-id); job-title, job-meta, job-summary, job-failure
+//   job-secrets         the secret gate's findings of a failed run; job-secret (one file, line and kind)
 //   job-steps           transcript list; job-step (one step: data-seq, data-kind); job-step-count
 //   job-live            live-stream state badge (data-state = connecting|live|reconnecting|ended|stopped)
 //   cancel-button       cancel a queued/running run; cancel-confirm, cancel-dismiss, cancel-result

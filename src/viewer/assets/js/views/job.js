@@ -84,6 +84,8 @@ function runPanel(wiki, run) {
   if (chips.length > 0) parts.push(el("div", { class: "chip-row" }, chips));
   if (run.error) parts.push(callout("Failure", run.error, "alert", run.failure_category));
   else if (run.summary) parts.push(callout("Summary", stripEmphasis(run.summary), "info"));
+  const secrets = secretFindings(run.secret_findings);
+  if (secrets) parts.push(secrets);
   const changes = changedPages(wiki, run.page_changes);
   if (changes) parts.push(changes);
   return parts;
@@ -91,6 +93,13 @@ function runPanel(wiki, run) {
 
 function callout(title, text, tone, note) {
   return el("section", { class: `callout callout-${tone}`, testid: `job-${title.toLowerCase()}` }, el("strong", { text: title }), el("p", { text }), note ? el("p", { class: "muted", text: note.replace(/_/g, " ") }) : null);
+}
+
+/** Where the secret gate found secrets (file, line, kind; the server never sends the secret): the failure says how to fix it. */
+function secretFindings(findings) {
+  if (!findings || findings.length === 0) return null;
+  const rows = findings.map((f) => el("li", { testid: "job-secret" }, el("code", { text: f.file }), el("span", { class: "muted", text: ` line ${f.line} · ${f.kind}` })));
+  return el("section", { class: "callout callout-alert", testid: "job-secrets" }, el("strong", { text: `Secrets found (${findings.length})` }), el("ul", { class: "plain-list" }, rows));
 }
 
 function changedPages(wiki, changes) {
