@@ -265,7 +265,8 @@ describe.skipIf(probe.skip !== null)(suiteName, () => {
     const show = result.json<JobRecord>();
     expect(show.status, diagnostics(box, show.run_id, standIn)).toBe("failed");
     expect(show.failure_category).toBe("provider_execution");
-    expect(show.error).toMatch(/^harness codex failed: unexpected status 401 Unauthorized: Incorrect API key provided.* \(run `codex login` or set OPENAI_API_KEY\)$/);
+    // The stand-in is a custom model provider: the fix names the variable it reads, not OPENAI_API_KEY.
+    expect(show.error).toMatch(/^harness codex failed: unexpected status 401 Unauthorized: Incorrect API key provided.* \(set STANDIN_OPENAI_API_KEY \(the key Codex's model provider "standin" reads\)\)$/);
     expect(standIn.requests.filter((request) => request.role === "agent")).toHaveLength(1);
   });
 
