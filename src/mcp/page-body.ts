@@ -1,6 +1,6 @@
 import { resolvePageHref } from "../wiki/links.js";
 import { markdownCode, type Stretch } from "../wiki/markdown-code.js";
-import { walkRepositoryPath } from "../wiki/repository-path.js";
+import { linkedRepositoryPath, SCHEME } from "../wiki/repository-path.js";
 import { isLandingPath } from "../wiki/slug.js";
 
 /** The page a body belongs to: its slug, title, and file relative to almanac/. */
@@ -11,7 +11,6 @@ export interface BodyPage {
 }
 
 const TITLE_HEADING = /^ {0,3}#[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$/;
-const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
 const REFERENCE_DEFINITION = /^ {0,3}\[(?:[^\]\\\n]|\\.)+\]:[ \t]*/gm;
 
 /**
@@ -135,15 +134,6 @@ function toolHref(href: string, slug: string, isLanding: boolean): string | null
   const fragment = hash < 0 ? "" : href.slice(hash);
   const target = resolvePageHref(href, slug, isLanding);
   if (target !== null) return `${target}${fragment}`;
-  const path = href.split(/[?#]/, 1)[0]!;
-  let decoded: string;
-  try {
-    decoded = decodeURIComponent(path);
-  } catch {
-    return null;
-  }
-  if ([...decoded].some((ch) => ch.charCodeAt(0) < 0x20 || ch.charCodeAt(0) === 0x7f) || SCHEME.test(decoded)) return null;
-  const folder = slug === "README" ? [] : slug.split("/");
-  const walked = walkRepositoryPath(decoded, { climb: "resolve", from: ["almanac", ...(isLanding ? folder : folder.slice(0, -1))] });
-  return walked === null || walked.path === "" ? null : `${walked.path}${fragment}`;
+  const path = linkedRepositoryPath(href, slug, isLanding);
+  return path === null ? null : `${path}${fragment}`;
 }

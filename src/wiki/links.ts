@@ -1,3 +1,4 @@
+import { SCHEME } from "./repository-path.js";
 /**
  * Resolves a Markdown link href, written on page `sourceSlug`, to the slug of the
  * page it points at, or null when it is not a page link (external, in-page,
@@ -24,7 +25,6 @@ export function resolvePageHref(href: string, sourceSlug: string, isLanding: boo
   return target.length === 0 ? "README" : target.join("/");
 }
 
-const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
 
 /** The decoded path part of a relative href, or null when it cannot be a page link. */
 function hrefPath(href: string): string | null {

@@ -1,5 +1,5 @@
 import MarkdownIt from "markdown-it";
-import { walkRepositoryPath } from "./repository-path.js";
+import { linkedRepositoryPath, SCHEME } from "./repository-path.js";
 import type { MarkdownIt as MarkdownItInstance, Token } from "markdown-it";
 import { resolvePageHref } from "./links.js";
 import { CITATION, CITED_ID } from "./citations.js";
@@ -25,7 +25,6 @@ export interface RenderedPage {
   citations: string[];
 }
 
-const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
 const WEB_OR_MAIL = /^(https?|mailto):/i;
 const WEB = /^https?:/i;
 
@@ -131,7 +130,7 @@ class InlineRewriter {
       token.attrSet("class", this.input.pageExists(page) ? "wiki-link" : "wiki-link wiki-link-missing");
       return "keep";
     }
-    const file = repositoryPath(href, this.input.slug, this.input.isLanding);
+    const file = linkedRepositoryPath(href, this.input.slug, this.input.isLanding);
     if (file === null) return "drop";
     token.attrSet("href", this.input.fileHref(file));
     token.attrSet("class", "wiki-file-link");
@@ -195,22 +194,3 @@ function externalAttributes(token: Token): void {
   token.attrSet("rel", "noopener noreferrer");
 }
 
-/**
- * A relative link that is not a page, resolved from the page's folder to a path in the
- * repository (almanac/ sits at the repository root), or null when it climbs out of it.
- */
-function repositoryPath(href: string, slug: string, isLanding: boolean): string | null {
-  if (href.startsWith("/") || href.includes("\\")) return null;
-  const path = href.split(/[?#]/, 1)[0] ?? "";
-  let decoded: string;
-  try {
-    decoded = decodeURIComponent(path);
-  } catch {
-    return null;
-  }
-  // A control character or a scheme after decoding: not a path anyone meant.
-  if ([...decoded].some((ch) => ch.charCodeAt(0) < 0x20 || ch.charCodeAt(0) === 0x7f) || SCHEME.test(decoded)) return null;
-  const folder = slug === "README" ? [] : slug.split("/");
-  const walked = walkRepositoryPath(decoded, { climb: "resolve", from: ["almanac", ...(isLanding ? folder : folder.slice(0, -1))] });
-  return walked === null || walked.path === "" ? null : walked.path;
-}

@@ -38,3 +38,27 @@ export function walkRepositoryPath(text: string, options: { climb: "resolve" | "
   if (joined === "") return { path: "", isDir: true };
   return namesFolder ? { path: `${joined}/`, isDir: true } : { path: joined, isDir: false };
 }
+
+/** `https:`, `mailto:` and the like: a link with a scheme is not a path. */
+export const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
+
+/**
+ * The repository path a page's relative link names (query and anchor left out), resolved
+ * from the page's folder (almanac/ sits at the repository root), or null when it climbs out
+ * of the repository, is absolute, or decodes to a control character or a scheme: not a path
+ * anyone meant. The viewer's renderer and MCP's `read_page` both read links this way.
+ */
+export function linkedRepositoryPath(href: string, slug: string, isLanding: boolean): string | null {
+  if (href.startsWith("/") || href.includes("\\")) return null;
+  const path = href.split(/[?#]/, 1)[0] ?? "";
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(path);
+  } catch {
+    return null;
+  }
+  if ([...decoded].some((ch) => ch.charCodeAt(0) < 0x20 || ch.charCodeAt(0) === 0x7f) || SCHEME.test(decoded)) return null;
+  const folder = slug === "README" ? [] : slug.split("/");
+  const walked = walkRepositoryPath(decoded, { climb: "resolve", from: ["almanac", ...(isLanding ? folder : folder.slice(0, -1))] });
+  return walked === null || walked.path === "" ? null : walked.path;
+}

@@ -1,8 +1,9 @@
 import { mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { sandbox, writeWiki, type Sandbox } from "../support/cli.js";
-import { allRuns, holdQueue, writeDb } from "../queue/support.js";
+import { writeWiki, type Sandbox } from "../support/cli.js";
+import { allRuns, writeDb } from "../queue/support.js";
+import { parkedSyncSandbox } from "./parked-sandbox.js";
 import { claudeSession, codexRollout, hoursAgo } from "./transcripts.js";
 
 interface Summary {
@@ -40,11 +41,7 @@ const status = (...args: string[]) => box.run(["sync", "status", ...args, "--jso
 const reasonOf = (summary: Summary, path: string) => summary.skipped.find((s) => s.transcript_path === path)?.reason;
 
 beforeEach(() => {
-  box = sandbox({ CODEX_HOME: "" });
-  repo = writeWiki(join(box.dir, "repo"), {});
-  box.run(["reindex"], { cwd: repo });
-  box.run(["jobs"]);
-  holdQueue(box);
+  ({ box, repo } = parkedSyncSandbox());
 });
 afterEach(() => box.cleanup());
 

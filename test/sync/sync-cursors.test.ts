@@ -1,8 +1,9 @@
 import { appendFileSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { sandbox, writeWiki, type Sandbox } from "../support/cli.js";
-import { allRuns, holdQueue, writeDb } from "../queue/support.js";
+import { writeWiki, type Sandbox } from "../support/cli.js";
+import { allRuns, writeDb } from "../queue/support.js";
+import { parkedSyncSandbox } from "./parked-sandbox.js";
 import { claudeSession, hoursAgo, type WrittenTranscript } from "./transcripts.js";
 
 /**
@@ -45,11 +46,7 @@ function rewrite(t: WrittenTranscript, keep: number, more: number): void {
 }
 
 beforeEach(() => {
-  box = sandbox({ CODEX_HOME: "" });
-  repo = writeWiki(join(box.dir, "repo"), {});
-  box.run(["reindex"], { cwd: repo });
-  box.run(["jobs"]);
-  holdQueue(box);
+  ({ box, repo } = parkedSyncSandbox());
 });
 afterEach(() => box.cleanup());
 

@@ -8,8 +8,9 @@
 import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ROOT, sandbox, waitFor, writeWiki, type Sandbox } from "../support/cli.js";
-import { allRuns, events, holdQueue, writeDb } from "../queue/support.js";
+import { ROOT, waitFor, type Sandbox } from "../support/cli.js";
+import { allRuns, events, writeDb } from "../queue/support.js";
+import { parkedSyncSandbox } from "./parked-sandbox.js";
 import { claudeSession, codexRollout, hoursAgo } from "./transcripts.js";
 
 interface SessionJson {
@@ -51,11 +52,7 @@ const pathOf = (address: string) => address.replace(/^transcript:/, "").replace(
 const payload = (fields: Record<string, unknown>) => JSON.stringify({ hook_event_name: "SessionEnd", reason: "other", ...fields });
 
 beforeEach(() => {
-  box = sandbox({ CODEX_HOME: "", CLAUDE_CONFIG_DIR: "" });
-  repo = writeWiki(join(box.dir, "repo"), {});
-  box.run(["reindex"], { cwd: repo });
-  box.run(["jobs"]);
-  holdQueue(box);
+  ({ box, repo } = parkedSyncSandbox({ CLAUDE_CONFIG_DIR: "" }));
 });
 afterEach(() => box.cleanup());
 
