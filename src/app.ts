@@ -1,4 +1,5 @@
 import { appendFileSync, mkdirSync } from "node:fs";
+import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { indexPath, statePaths, type StatePaths } from "./core/paths.js";
 import { trace } from "./core/trace.js";
@@ -239,11 +240,14 @@ export class App {
   }
 
   /**
-   * The user's own patterns beside the redactor's detectors (`privacy.redact`), for the
-   * secret gate before a run's commit and for `validate`. None yet: config does not carry them.
+   * `privacy.redact` (the user's own patterns beside the redactor's detectors) and
+   * `privacy.exclude` (folders whose sessions are never read, `~` expanded), for every
+   * prompt's material, the secret gate before a run's commit, and `validate`.
    */
   async privacyRules(): Promise<PrivacyRules> {
-    return {};
+    const [{ expandFolder }, { privacy }] = await Promise.all([import("./config/folders.js"), this.config()]);
+    const home = this.options.env.HOME ?? homedir();
+    return { patterns: privacy.redact, exclude: privacy.exclude.map((entry) => expandFolder(entry, home)) };
   }
 
   async commands(): Promise<CommandRunner> {
@@ -257,7 +261,7 @@ export class App {
   /** Sources resolved and prepared with the commands (git, gh) of one environment. */
   private async sourcesIn(env: NodeJS.ProcessEnv): Promise<SourcesService> {
     const [{ SourcesService }, run] = await Promise.all([import("./sources/service.js"), this.commands()]);
-    return new SourcesService({ run, env });
+    return new SourcesService({ run, env, privacyRules: () => this.privacyRules() });
   }
 
   async jobs(): Promise<JobsService> {
@@ -352,16 +356,17 @@ export class App {
       },
       garden: async (index, issues, budgetChars) => {
         const [{ gardenContext }, { redactLeaves }] = await Promise.all([import("./lifecycle/context/garden.js"), import("./privacy/leaves.js")]);
-        return redactLeaves(gardenContext({ summary: await index.summary(), issues, budgetChars }));
+        return redactLeaves(gardenContext({ summary: await index.summary(), issues, budgetChars }), await this.privacyRules());
       },
       build: async (root, budgetChars) => {
         const [{ buildInventory }, { redactLeaves }] = await Promise.all([import("./lifecycle/context/build.js"), import("./privacy/leaves.js")]);
-        return redactLeaves(await buildInventory({ root, run: commands, env, budgetChars }));
+        return redactLeaves(await buildInventory({ root, run: commands, env, budgetChars }), await this.privacyRules());
       },
       stale: async (index, pages, context) => {
         const { staleMaterial } = await import("./lifecycle/context/stale.js");
         const evidence = await index.evidence(pages.map((page) => page.slug));
-        return staleMaterial({ root: context.repositoryRoot, workDir: context.workDir, budgetChars: context.budgetChars, pages, evidence, run: commands, env });
+        const rules = await this.privacyRules();
+        return staleMaterial({ root: context.repositoryRoot, workDir: context.workDir, budgetChars: context.budgetChars, pages, evidence, run: commands, env, rules });
       },
     };
   }
@@ -523,6 +528,8 @@ export class App {
       discovery: { list: (apps) => listTranscriptFiles(apps, this.options.env), readMetas: readTranscriptMetas, extent: completeExtent },
       now: this.now,
       lookbackMs: async () => (await this.config()).automation.sync.everyMs,
+      privacyRules: () => this.privacyRules(),
+      countRedactions: async (part, rules) => (await import("./sync/redactions.js")).redactionsOf(part, rules),
       // Loaded only when a run is queued: `sync status` is a read and works where the queue cannot run.
       prepareIngest: async (repository, addresses, options) => (await this.lifecycle()).prepareIngest(repository, addresses, options),
       insertRun: (repository, spec) =>

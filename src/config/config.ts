@@ -15,6 +15,8 @@ export interface Config {
   runIdleTimeoutMs: number;
   /** The scheduled tasks; `config set`/`apply` reconcile the operating system's scheduler with these. */
   automation: Record<AutomationTask, TaskSettings>;
+  /** `privacy.redact`: the user's own secret patterns; `privacy.exclude`: folders whose sessions are never read, as written (`~/…` not yet expanded). */
+  privacy: { redact: string[]; exclude: string[] };
 }
 
 export const DEFAULT_RUN_TIMEOUT_MS = 90 * 60 * 1000;
@@ -60,6 +62,7 @@ export function configFromFile(file: ConfigFileData): Config {
         return [task, { enabled: settings?.enabled ?? true, everyMs: durationOr(settings?.every, DEFAULT_EVERY_MS[task]) }];
       }),
     ) as Record<AutomationTask, TaskSettings>,
+    privacy: { redact: file.privacy?.redact ?? [], exclude: file.privacy?.exclude ?? [] },
   };
 }
 

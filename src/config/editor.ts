@@ -49,6 +49,8 @@ export interface ConfigEntry {
   value: string;
   /** True when the file does not set the key. */
   isDefault: boolean;
+  /** A list key's entries (`privacy.redact`); absent for the other keys. */
+  items?: string[];
 }
 
 /** A key another change made stale and removed (the model of a harness no longer configured). */
@@ -115,12 +117,13 @@ export class ConfigEditor {
     return configFromFile(this.snapshot().data);
   }
 
-  async set(key: string, input: string): Promise<ConfigChange> {
+  /** `input` is one value, or for a list key (`privacy.redact`) its entries, which replace the list. */
+  async set(key: string, input: string | readonly string[]): Promise<ConfigChange> {
     const known = parseConfigKey(key);
     const spec = keySpec(known);
     return this.change(known, "set", () => {
       const before = this.snapshot(`cannot set ${known}`);
-      const value = normalizeValue(spec, input, before.data);
+      const value = normalizeValue(spec, typeof input === "string" ? [input] : input, before.data);
       let edit: Edit = { text: setKey(before.text, spec.table, spec.name, value), tree: withValue(before.tree, spec, value), cleared: [] };
       if (known === "harness.default") edit = dropStaleModel(edit, before.tree, value as HarnessKind);
       return { before, edit };
@@ -202,7 +205,9 @@ export class ConfigEditor {
 
 function entry(data: ConfigFileData, key: ConfigKey): ConfigEntry {
   const spec = keySpec(key);
-  return { key, value: displayValue(data, spec), isDefault: storedValue(data, spec) === undefined };
+  const stored = storedValue(data, spec);
+  const base = { key, value: displayValue(data, spec), isDefault: stored === undefined };
+  return spec.kind === "list" ? { ...base, items: Array.isArray(stored) ? stored : [] } : base;
 }
 
 function repairHint(problem: ConfigProblem): string {

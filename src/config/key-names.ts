@@ -14,6 +14,8 @@ export const CONFIG_KEYS = [
   "automation.sync.every",
   "automation.garden.enabled",
   "automation.garden.every",
+  "privacy.redact",
+  "privacy.exclude",
 ] as const;
 export type ConfigKey = (typeof CONFIG_KEYS)[number];
 
@@ -27,7 +29,12 @@ export const KEY_HELP: Record<ConfigKey, string> = {
   "automation.sync.every": `${span("automation.sync.every")} (default 5h)`,
   "automation.garden.enabled": "true or false: schedule `garden` (default true)",
   "automation.garden.every": `${span("automation.garden.every")} (default 24h)`,
+  "privacy.redact": "regular expressions, one per argument: text they match is hidden like a secret before any prompt or commit (default none)",
+  "privacy.exclude": "folders, one per argument (absolute or ~/…): agent sessions started in them are never read (default none)",
 };
+
+/** The keys that hold a list of strings; `config set` takes each entry as its own argument. */
+export const LIST_KEYS: readonly ConfigKey[] = ["privacy.redact", "privacy.exclude"];
 
 function span(key: DurationKey): string {
   const range = DURATION_RANGES[key];

@@ -3,7 +3,9 @@ import { AUTOMATION_TASKS, DEFAULT_EVERY_MS, type AutomationTask } from "../auto
 import { defaultModel, HARNESS_KINDS, HARNESSES, PREFERRED_HARNESS, type HarnessKind } from "../harnesses/catalog.js";
 import { DEFAULT_RUN_IDLE_TIMEOUT_MS, DEFAULT_RUN_TIMEOUT_MS } from "./config.js";
 import { formatDuration, parseDuration } from "./duration.js";
-import { CONFIG_KEYS, type ConfigKey } from "./key-names.js";
+import { userPatternProblem } from "../privacy/user-patterns.js";
+import { folderProblem } from "./folders.js";
+import { CONFIG_KEYS, LIST_KEYS, type ConfigKey } from "./key-names.js";
 import { durationProblem, type DurationKey } from "./ranges.js";
 import type { ConfigFileData } from "./schema.js";
 
@@ -12,7 +14,7 @@ export { CONFIG_KEYS, type ConfigKey };
 /** What `config list` shows for a harness (or its model) left to detection at queue time. */
 export const AUTO = "auto";
 
-type KeyKind = "boolean" | "harness" | "model" | "duration";
+type KeyKind = "boolean" | "harness" | "model" | "duration" | "list";
 
 export interface KeySpec {
   key: ConfigKey;
@@ -24,7 +26,7 @@ export interface KeySpec {
 }
 
 /** A value as config.toml stores it. */
-export type StoredValue = boolean | string;
+export type StoredValue = boolean | string | string[];
 
 export function keySpec(key: ConfigKey): KeySpec {
   const dot = key.lastIndexOf(".");
@@ -36,6 +38,7 @@ export function keySpec(key: ConfigKey): KeySpec {
 function kindOf(key: ConfigKey, name: string): KeyKind {
   if (key === "harness.default") return "harness";
   if (key === "harness.model") return "model";
+  if (LIST_KEYS.includes(key)) return "list";
   return name === "enabled" || key === "auto_commit" ? "boolean" : "duration";
 }
 
@@ -63,6 +66,7 @@ export function storedValue(file: ConfigFileData, spec: KeySpec): StoredValue | 
     if (typeof node !== "object" || node === null) return undefined;
     node = (node as Record<string, unknown>)[part];
   }
+  if (Array.isArray(node)) return node.filter((item): item is string => typeof item === "string");
   return typeof node === "boolean" || typeof node === "string" ? node : undefined;
 }
 
@@ -79,7 +83,13 @@ export function modelFits(model: string, harness: HarnessKind | undefined): bool
 export function displayValue(file: ConfigFileData, spec: KeySpec): string {
   const stored = storedValue(file, spec);
   if (stored === undefined) return defaultDisplay(file, spec.key);
+  if (Array.isArray(stored)) return listDisplay(stored);
   return spec.kind === "duration" ? formatDuration(parseDuration(stored as string)!) : String(stored);
+}
+
+/** A list as config.toml writes it: `["one", "two"]`. */
+export function listDisplay(items: readonly string[]): string {
+  return `[${items.map((item) => JSON.stringify(item)).join(", ")}]`;
 }
 
 function defaultDisplay(file: ConfigFileData, key: ConfigKey): string {
@@ -95,6 +105,9 @@ function defaultDisplay(file: ConfigFileData, key: ConfigKey): string {
       return formatDuration(DEFAULT_RUN_TIMEOUT_MS);
     case "runs.idle_timeout":
       return formatDuration(DEFAULT_RUN_IDLE_TIMEOUT_MS);
+    case "privacy.redact":
+    case "privacy.exclude":
+      return listDisplay([]);
     default: {
       const task = automationTaskOf(key);
       return task && key.endsWith(".every") ? formatDuration(DEFAULT_EVERY_MS[task]) : "true";
@@ -106,8 +119,10 @@ function defaultDisplay(file: ConfigFileData, key: ConfigKey): string {
  * Turns what the user typed into the value to store, or refuses in one line naming the
  * key and what it accepts. `file` is the current file, which `harness.model` is checked against.
  */
-export function normalizeValue(spec: KeySpec, input: string, file: ConfigFileData): StoredValue {
-  const text = input.trim();
+export function normalizeValue(spec: KeySpec, inputs: readonly string[], file: ConfigFileData): StoredValue {
+  if (spec.kind === "list") return normalizeList(spec.key, inputs);
+  if (inputs.length !== 1) throw new ProductError("usage", `${spec.key} takes one value (got ${inputs.length})`);
+  const text = inputs[0]!.trim();
   switch (spec.kind) {
     case "boolean":
       return normalizeBoolean(spec.key, text);
@@ -117,6 +132,35 @@ export function normalizeValue(spec: KeySpec, input: string, file: ConfigFileDat
       return normalizeModel(text, file.harness?.default);
     case "duration":
       return normalizeDuration(spec.key as DurationKey, text);
+  }
+}
+
+const LIST_PROBLEM: Partial<Record<ConfigKey, (entry: string) => string | null>> = {
+  "privacy.redact": userPatternProblem,
+  "privacy.exclude": folderProblem,
+};
+
+/**
+ * A list key's entries: one per argument, or one argument holding a JSON array of strings
+ * (as `config get --json` prints it). Each entry is checked as the file's schema checks it.
+ */
+function normalizeList(key: ConfigKey, inputs: readonly string[]): string[] {
+  const entries = inputs.length === 1 ? (jsonList(inputs[0]!) ?? inputs) : inputs;
+  const problem = LIST_PROBLEM[key]!;
+  for (const entry of entries) {
+    const why = problem(entry);
+    if (why) throw invalid(`${key}: ${JSON.stringify(entry)} ${why}`);
+  }
+  return [...new Set(entries)];
+}
+
+function jsonList(text: string): string[] | null {
+  if (!text.trimStart().startsWith("[")) return null;
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return Array.isArray(parsed) && parsed.every((item) => typeof item === "string") ? parsed : null;
+  } catch {
+    return null;
   }
 }
 

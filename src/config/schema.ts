@@ -2,7 +2,9 @@ import { parse as parseToml } from "smol-toml";
 import * as z from "zod/mini";
 import { invalid, type ProductError } from "../core/errors.js";
 import { HARNESS_KINDS, HARNESSES, PREFERRED_HARNESS } from "../harnesses/catalog.js";
+import { userPatternProblem } from "../privacy/user-patterns.js";
 import { parseDuration } from "./duration.js";
+import { folderProblem } from "./folders.js";
 import { durationProblem, type DurationKey } from "./ranges.js";
 
 const TABLE = { error: "must be a table" };
@@ -13,6 +15,14 @@ const duration = (key: DurationKey) =>
 /** `automation.update.every`, no longer read: any positive duration, as older versions wrote it. */
 const legacyDuration = z.optional(durationText().check(z.refine((v) => (parseDuration(v) ?? 0) > 0, "must be a positive duration such as 30m or 5h")));
 const flag = z.optional(z.boolean({ error: "must be true or false" }));
+/** A list of strings each `problem` accepts (null), as `privacy.redact` and `privacy.exclude` hold them. */
+const stringList = (what: string, problem: (entry: string) => string | null) =>
+  z.optional(
+    z.array(
+      z.string({ error: `must be a list of ${what}` }).check(z.refine((v) => problem(v) === null, { error: (issue) => `${JSON.stringify(issue.input)} ${problem(String(issue.input))}` })),
+      { error: `must be a list of ${what}, such as ["one", "two"]` },
+    ),
+  );
 const task = (every: ReturnType<typeof duration>) => z.optional(z.strictObject({ enabled: flag, every }, TABLE));
 
 /**
@@ -38,6 +48,9 @@ const ConfigFile = z.strictObject({
     ),
   ),
   runs: z.optional(z.strictObject({ timeout: duration("runs.timeout"), idle_timeout: duration("runs.idle_timeout") }, TABLE)),
+  privacy: z.optional(
+    z.strictObject({ redact: stringList("regular expressions", userPatternProblem), exclude: stringList("folders", folderProblem) }, TABLE),
+  ),
 });
 
 export type ConfigFileData = z.infer<typeof ConfigFile>;
@@ -103,13 +116,15 @@ interface Issue {
 }
 
 function schemaProblem(issue: Issue): ConfigProblem {
-  const path = issue.path.map(String);
+  const path = issue.path.filter((part) => typeof part !== "number").map(String);
   if (issue.code === "unrecognized_keys" && issue.keys?.length) {
     const key = [...path, issue.keys[0]!].join(".");
     return { kind: "schema", key, line: null, detail: `unknown key "${key}"` };
   }
   const key = path.join(".");
-  return { kind: "schema", key: key || null, line: null, detail: `${key || "(top level)"}: ${issue.message}` };
+  // A list's entry is named by its place: `privacy.redact[1]`.
+  const label = issue.path.map((part, i) => (typeof part === "number" ? `[${part}]` : `${i > 0 ? "." : ""}${String(part)}`)).join("");
+  return { kind: "schema", key: key || null, line: null, detail: `${label || "(top level)"}: ${issue.message}` };
 }
 
 /** `harness.model` belongs to `harness.default`, or to the preferred harness when that is unset. */

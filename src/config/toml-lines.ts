@@ -4,7 +4,7 @@
  * the caller checks the parsed result, so a form they do not understand (a dotted key, an
  * inline table) is refused rather than mangled.
  */
-export type TomlScalar = boolean | string;
+export type TomlScalar = boolean | string | readonly string[];
 
 interface Section {
   /** Normalised table name, or null for the lines before the first header. */
@@ -55,8 +55,10 @@ export function removeKey(text: string, table: string | null, name: string): str
   return doc.join(lines);
 }
 
+/** A JSON string is a TOML basic string; a list of them is written on one line. */
 export function tomlScalar(value: TomlScalar): string {
-  return typeof value === "boolean" ? String(value) : JSON.stringify(value);
+  if (typeof value === "boolean") return String(value);
+  return typeof value === "string" ? JSON.stringify(value) : `[${value.map((item) => JSON.stringify(item)).join(", ")}]`;
 }
 
 interface Doc {
@@ -115,18 +117,29 @@ function replaceValue(line: string, value: TomlScalar): string {
   return `${body.slice(0, eq).trimEnd()} = ${tomlScalar(value)}${comment}${cr}`;
 }
 
-/** Length of a single-line TOML value at the start of `text`. */
+/** Length of a single-line TOML value at the start of `text`; an array may hold strings with `]` or `#` in them. */
 function valueLength(text: string): number {
   const quote = text[0];
-  if (quote === '"' || quote === "'") {
+  if (quote === '"' || quote === "'") return stringLength(text, 0);
+  if (quote === "[") {
     for (let i = 1; i < text.length; i++) {
-      if (quote === '"' && text[i] === "\\") i++;
-      else if (text[i] === quote) return i + 1;
+      if (text[i] === '"' || text[i] === "'") i += stringLength(text, i) - 1;
+      else if (text[i] === "]") return i + 1;
     }
     return text.length;
   }
   const hash = text.indexOf("#");
   return (hash < 0 ? text : text.slice(0, hash)).trimEnd().length;
+}
+
+/** Length of the quoted string starting at `at`, quotes included. */
+function stringLength(text: string, at: number): number {
+  const quote = text[at];
+  for (let i = at + 1; i < text.length; i++) {
+    if (quote === '"' && text[i] === "\\") i++;
+    else if (text[i] === quote) return i - at + 1;
+  }
+  return text.length - at;
 }
 
 /** Where the section's own lines end: a comment block sitting directly on the next header belongs to that header. */

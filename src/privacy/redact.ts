@@ -7,9 +7,14 @@ export type { Redacted, RedactionCount } from "./spans.js";
 export { marker } from "./spans.js";
 export { USER_PATTERN_KIND, userPatternProblem } from "./user-patterns.js";
 
-/** What the user added to the built-in detectors: `privacy.redact`, regular expression sources. */
+/**
+ * What the user added to the built-in protection: `patterns` (`privacy.redact`, regular
+ * expression sources) hide more text; `exclude` (`privacy.exclude`, absolute folders) names
+ * where sessions are never read (see exclude.ts).
+ */
 export interface PrivacyRules {
   patterns?: readonly string[];
+  exclude?: readonly string[];
 }
 
 /**

@@ -13,7 +13,7 @@ export function userPatternProblem(source: string): string | null {
   try {
     regex = new RegExp(source, "u");
   } catch (error) {
-    return `is not a valid regular expression (${error instanceof Error ? error.message.replace(/^Invalid regular expression: /, "") : String(error)})`;
+    return `is not a valid regular expression (${error instanceof Error ? error.message.replace(/^Invalid regular expression: (\/.*\/[a-z]*: )?/s, "") : String(error)})`;
   }
   if (source.trim() === "") return "is empty";
   if (regex.test("")) return "matches the empty string";

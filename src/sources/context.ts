@@ -1,4 +1,5 @@
 import type { CommandRunner } from "../core/command.js";
+import type { PrivacyRules } from "../privacy/redact.js";
 
 /** What the sources domain needs from the outside world; app.ts wires the real ones in. */
 export interface SourcesDeps {
@@ -8,6 +9,8 @@ export interface SourcesDeps {
   fetch?: typeof globalThis.fetch;
   /** Overrides for the bounds below (tests shrink timeouts instead of waiting them out). */
   limits?: Partial<SourceLimits>;
+  /** `privacy.redact` and `privacy.exclude` from config; none when absent. */
+  privacyRules?: () => Promise<PrivacyRules>;
 }
 
 export interface ResolveContext {
@@ -30,6 +33,8 @@ export interface PrepareContext {
   /** Total characters of source content the prompt may hold, shared by all sources. */
   budgetChars: number;
   signal?: AbortSignal;
+  /** Set by the service from `SourcesDeps.privacyRules`, for the preparers. */
+  privacy?: PrivacyRules;
 }
 
 export interface SourceLimits {

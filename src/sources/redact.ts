@@ -1,4 +1,4 @@
-import { redact, type RedactionCount } from "../privacy/redact.js";
+import { redact, type PrivacyRules, type RedactionCount } from "../privacy/redact.js";
 import type { Material } from "./prepare/material.js";
 import { counted } from "./text.js";
 
@@ -7,9 +7,9 @@ import { counted } from "./text.js";
  * through the one redactor before they become prompt material. A note tells the agent what
  * the markers are, so it neither asks for the values nor copies a marker into a page as fact.
  */
-export async function redactMaterial(material: Material): Promise<Material> {
-  const body = await redact(material.text);
-  const title = material.title === undefined ? undefined : await redact(material.title);
+export async function redactMaterial(material: Material, rules: PrivacyRules = {}): Promise<Material> {
+  const body = await redact(material.text, rules);
+  const title = material.title === undefined ? undefined : await redact(material.title, rules);
   const all = [...body.redactions, ...(title?.redactions ?? [])];
   if (all.length === 0) return material;
   return {

@@ -44,7 +44,7 @@ const PREPARE_CONCURRENCY = 4;
 export class SourcesService {
   private readonly tools: SourceTools;
 
-  constructor(deps: SourcesDeps) {
+  constructor(private readonly deps: SourcesDeps) {
     this.tools = sourceTools(deps);
   }
 
@@ -59,10 +59,12 @@ export class SourcesService {
   }
 
   /** Run time: every ref becomes a brief; together they stay within `budgetChars`. */
-  async prepare(refs: SourceRef[], ctx: PrepareContext): Promise<SourceBrief[]> {
-    refuseMaterialInsideRepository(ctx);
+  async prepare(refs: SourceRef[], context: PrepareContext): Promise<SourceBrief[]> {
+    refuseMaterialInsideRepository(context);
+    const privacy = (await this.deps.privacyRules?.()) ?? {};
+    const ctx = { ...context, privacy };
     // Redacted before anything is measured, cut or written: the material file holds no secret either.
-    const materials = await Promise.all((await this.prepareAll(refs, ctx)).map(redactMaterial));
+    const materials = await Promise.all((await this.prepareAll(refs, ctx)).map((material) => redactMaterial(material, privacy)));
     const shares = fairShares(
       materials.map((material) => material.text.length),
       ctx.budgetChars,

@@ -4,6 +4,14 @@ export interface ReadyGroup {
   repositoryName: string;
   repositoryRoot: string;
   transcriptPaths: string[];
+  /** `sync status` only: per transcript, what the redactor would hide in its new part, by kind. */
+  redactions?: TranscriptRedactions[];
+}
+
+export interface TranscriptRedactions {
+  transcriptPath: string;
+  /** Null when the part could not be read now (it will be read, or fail, when the run starts). */
+  redactions: { kind: string; count: number }[] | null;
 }
 
 export interface StartedGroup extends ReadyGroup {

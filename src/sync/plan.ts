@@ -1,3 +1,4 @@
+import { EXCLUDED_REASON, excludingFolder } from "../privacy/exclude.js";
 import type { RunStatus } from "../runs/model.js";
 import type { Affiliation } from "../repositories/affiliation.js";
 import type { Repository } from "../repositories/model.js";
@@ -28,7 +29,9 @@ export interface PlanInputs {
   affiliator: { affiliate(cwd: string): Affiliation };
   /** Only this repository's transcripts (`--wiki`); the others are left alone. */
   onlyRepositoryId: string | null;
-  readMetas: (files: readonly TranscriptFile[]) => Promise<Array<{ ok: true; meta: TranscriptMeta } | { ok: false; skip: DiscoverySkip }>>;
+  /** `privacy.exclude`'s folders: their sessions are skipped, and read no further than their cwd. */
+  exclude: readonly string[];
+  readMetas: (files: readonly TranscriptFile[], exclude: readonly string[]) => Promise<Array<{ ok: true; meta: TranscriptMeta } | { ok: false; skip: DiscoverySkip }>>;
   /** Where the complete lines end, with fingerprints there and at `at` (see `completeExtent`). */
   extent: (path: string, size: number, at: number) => Promise<Extent>;
 }
@@ -68,7 +71,7 @@ export async function planSync(inputs: PlanInputs): Promise<Plan> {
       toOpen.push(file);
     }
   }
-  const metas = await inputs.readMetas(toOpen);
+  const metas = await inputs.readMetas(toOpen, inputs.exclude);
   const candidates = new Map<string, { repository: Repository; transcripts: Candidate[] }>();
   for (const [index, result] of metas.entries()) {
     const file = toOpen[index]!;
@@ -173,6 +176,8 @@ function judge(file: TranscriptFile, meta: TranscriptMeta, inputs: PlanInputs): 
   if (meta.ownRun || footprints.sessionIds.has(meta.sessionId) || footprints.transcriptPaths.has(file.path) || footprints.transcriptPaths.has(pathKeyOf(file.path))) {
     return { ...about, reason: "own-run" };
   }
+  // The tail may move a Claude session's cwd (a `relocated` line) into an excluded folder.
+  if (excludingFolder(meta.cwd, inputs.exclude) !== null) return { ...about, reason: EXCLUDED_REASON };
   const affiliation = inputs.affiliator.affiliate(meta.cwd);
   if (!affiliation.ok) return { ...about, reason: affiliation.reason };
   if (inputs.onlyRepositoryId !== null && affiliation.repository.repositoryId !== inputs.onlyRepositoryId) {

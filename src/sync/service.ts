@@ -6,10 +6,12 @@ import { isTerminal, type RunRecord, type RunStatus } from "../runs/model.js";
 import type { RunSpec } from "../runs/spec.js";
 import type { RunFootprints } from "../runs/access.js";
 import { oneLine } from "../core/errors.js";
+import type { PrivacyRules, RedactionCount } from "../privacy/redact.js";
+import type { TranscriptPart } from "./redactions.js";
 import { transcriptRangeAddress } from "../sources/model.js";
 import { TRANSCRIPT_APPS, type TranscriptApp, type TranscriptListing } from "./discovery/index.js";
 import { joinedSpec, syncGuidance, syncTitle } from "./guidance.js";
-import type { SessionSummary, StartedGroup, SyncSkip, SyncSummary } from "./model.js";
+import type { SessionSummary, StartedGroup, SyncSkip, SyncSummary, TranscriptRedactions } from "./model.js";
 import { MAX_TRANSCRIPTS_PER_RUN, planSync, type PlanInputs, type PlannedGroup, type PlannedTranscript } from "./plan.js";
 import { findSessionFile, type SessionTarget } from "./session.js";
 import { settledCursor, type Joiner, type RunOutcome, type SyncCursor, type SyncStore } from "./store.js";
@@ -41,6 +43,10 @@ export interface SyncDeps {
   repositories: Pick<RepositoriesService, "byName" | "affiliator">;
   discovery: TranscriptDiscovery;
   now: () => number;
+  /** `privacy.exclude` (folders whose sessions are never read) and `privacy.redact`. */
+  privacyRules: () => Promise<PrivacyRules>;
+  /** What the redactor would hide in a transcript's new part (`sync status`); see redactions.ts. */
+  countRedactions: (part: TranscriptPart, rules: PrivacyRules) => Promise<RedactionCount[]>;
   /** How far back the first sync looks (`automation.sync.every`). */
   lookbackMs: () => Promise<number>;
   prepareIngest: (repository: Repository, addresses: string[], options: { using?: HarnessKind; title: string; guidance: string }) => Promise<RunSpec>;
@@ -64,7 +70,8 @@ export class SyncService {
 
   async status(request: SyncRequest): Promise<SyncSummary> {
     const { plan, since } = await this.plan(request, false);
-    const ready = plan.groups.map(readyOf);
+    const rules = await this.deps.privacyRules();
+    const ready = await Promise.all(plan.groups.map(async (group) => ({ ...readyOf(group), redactions: await this.redactionsIn(group, rules) })));
     return { mode: "status", since, completedAt: null, scanned: plan.scanned, eligible: plan.eligible, ready, started: [], skipped: plan.skipped, unchanged: plan.unchanged };
   }
 
@@ -111,6 +118,7 @@ export class SyncService {
       footprints: this.deps.runs.harnessFootprints(),
       affiliator: this.deps.repositories.affiliator(),
       onlyRepositoryId: null,
+      exclude: (await this.deps.privacyRules()).exclude ?? [],
       readMetas: this.deps.discovery.readMetas,
       extent: this.deps.discovery.extent,
     });
@@ -133,6 +141,21 @@ export class SyncService {
     const wakeSkips: SyncSkip[] = [];
     if (!queued.joined) this.wakeWorker([queued], wakeSkips);
     return { ...session, started: queued, skipped: wakeSkips[0] ?? null };
+  }
+
+  /** One transcript at a time: each is rendered whole in memory, as its run will render it. */
+  private async redactionsIn(group: PlannedGroup, rules: PrivacyRules): Promise<TranscriptRedactions[]> {
+    const counted: TranscriptRedactions[] = [];
+    for (const t of group.transcripts) {
+      let redactions: RedactionCount[] | null;
+      try {
+        redactions = await this.deps.countRedactions({ path: t.path, app: t.app, fromOffset: t.fromOffset, toOffset: t.toOffset }, rules);
+      } catch {
+        redactions = null;
+      }
+      counted.push({ transcriptPath: t.path, redactions });
+    }
+    return counted;
   }
 
   /**
@@ -161,6 +184,7 @@ export class SyncService {
       footprints: this.deps.runs.harnessFootprints(),
       affiliator: this.deps.repositories.affiliator(),
       onlyRepositoryId: only?.repositoryId ?? null,
+      exclude: (await this.deps.privacyRules()).exclude ?? [],
       readMetas: this.deps.discovery.readMetas,
       extent: this.deps.discovery.extent,
     });

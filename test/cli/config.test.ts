@@ -9,7 +9,7 @@ const CONFIG_BIN = join(ROOT, "test", "fixtures", "config-bin");
 /** How long the racing second `config set`, once at the lock, may take to finish on its own. */
 const SECOND_SET_WINDOW_S = 3;
 const KEYS =
-  "auto_commit, harness.default, harness.model, runs.timeout, runs.idle_timeout, automation.sync.enabled, automation.sync.every, automation.garden.enabled, automation.garden.every";
+  "auto_commit, harness.default, harness.model, runs.timeout, runs.idle_timeout, automation.sync.enabled, automation.sync.every, automation.garden.enabled, automation.garden.every, privacy.redact, privacy.exclude";
 
 interface Box {
   box: Sandbox;
@@ -54,6 +54,8 @@ describe("config list and get", () => {
       "automation.sync.every      5h     default",
       "automation.garden.enabled  true   default",
       "automation.garden.every    24h    default",
+      "privacy.redact             []     default",
+      "privacy.exclude            []     default",
       "",
     ].join("\n");
     expect(expectOk(ca(["config", "list"])).stdout).toBe(expected);
@@ -61,14 +63,20 @@ describe("config list and get", () => {
     expect(existsSync(file)).toBe(false);
   });
 
-  test("--json: {key, value, default} with string values", () => {
+  test("--json: {key, value, default} with string values, and arrays for the list keys", () => {
     const { ca, file } = fresh();
-    writeFileSync(file, '# mine\n[runs]\ntimeout = "2 hours"\n');
-    const entries = expectOk(ca(["config", "list", "--json"])).json<{ key: string; value: string; default: boolean }[]>();
-    expect(entries).toHaveLength(9);
+    writeFileSync(file, '# mine\n[runs]\ntimeout = "2 hours"\n[privacy]\nexclude = ["~/private"]\n');
+    const entries = expectOk(ca(["config", "list", "--json"])).json<{ key: string; value: string | string[]; default: boolean }[]>();
+    expect(entries).toHaveLength(11);
     expect(entries[0]).toEqual({ key: "auto_commit", value: "true", default: true });
     expect(entries[3]).toEqual({ key: "runs.timeout", value: "2h", default: false });
-    expect(entries.every((e) => typeof e.value === "string")).toBe(true);
+    expect(entries.slice(0, 9).every((e) => typeof e.value === "string")).toBe(true);
+    expect(entries.slice(9)).toEqual([
+      { key: "privacy.redact", value: [], default: true },
+      { key: "privacy.exclude", value: ["~/private"], default: false },
+    ]);
+    expect(expectOk(ca(["config", "get", "privacy.exclude", "--json"])).json()).toEqual({ key: "privacy.exclude", value: ["~/private"] });
+    expect(expectOk(ca(["config", "get", "privacy.exclude"])).stdout).toBe('["~/private"]\n');
   });
 
   test("get prints the value alone, or {key, value}", () => {

@@ -27,6 +27,7 @@ describe("config.toml", () => {
       runTimeoutMs: DEFAULT_RUN_TIMEOUT_MS,
       runIdleTimeoutMs: DEFAULT_RUN_IDLE_TIMEOUT_MS,
       automation: { sync: { enabled: true, everyMs: 5 * HOUR }, garden: { enabled: true, everyMs: 24 * HOUR } },
+      privacy: { redact: [], exclude: [] },
     });
   });
 

@@ -9,7 +9,7 @@ import { ProductError } from "../../src/core/errors.js";
 
 const HOUR = 3_600_000;
 const KEYS =
-  "auto_commit, harness.default, harness.model, runs.timeout, runs.idle_timeout, automation.sync.enabled, automation.sync.every, automation.garden.enabled, automation.garden.every";
+  "auto_commit, harness.default, harness.model, runs.timeout, runs.idle_timeout, automation.sync.enabled, automation.sync.every, automation.garden.enabled, automation.garden.every, privacy.redact, privacy.exclude";
 
 let dir: string;
 let path: string;
@@ -82,6 +82,8 @@ describe("list and get", () => {
       { key: "automation.sync.every", value: "5h", isDefault: true },
       { key: "automation.garden.enabled", value: "true", isDefault: true },
       { key: "automation.garden.every", value: "24h", isDefault: true },
+      { key: "privacy.redact", value: "[]", isDefault: true, items: [] },
+      { key: "privacy.exclude", value: "[]", isDefault: true, items: [] },
     ]);
     expect(existsSync(path)).toBe(false);
   });
@@ -368,5 +370,44 @@ describe("unset", () => {
     const change = await editor().unset("harness.default");
     expect(change).toMatchObject({ value: "auto", cleared: [{ key: "harness.model", previous: "claude-opus-4-7", value: "auto" }] });
     expect(read()).toBe("");
+  });
+});
+
+describe("list keys (privacy.redact, privacy.exclude)", () => {
+  test("set takes one argument per entry, or a JSON array, and replaces the list; get and list show it", async () => {
+    write("# mine\n[privacy]\nexclude = [\"/old\"] # by hand\n");
+    await editor().set("privacy.redact", ["ACME-[0-9]{6}", 'say "hi"\\d', "ACME-[0-9]{6}"]);
+    await editor().set("privacy.exclude", '["~/clients", "/srv/private"]');
+    expect(read()).toBe('# mine\n[privacy]\nexclude = ["~/clients", "/srv/private"] # by hand\nredact = ["ACME-[0-9]{6}", "say \\"hi\\"\\\\d"]\n');
+    expect(editor().get("privacy.redact")).toEqual({ key: "privacy.redact", value: '["ACME-[0-9]{6}", "say \\"hi\\"\\\\d"]', isDefault: false, items: ["ACME-[0-9]{6}", 'say "hi"\\d'] });
+    expect(loadConfig(path).privacy).toEqual({ redact: ["ACME-[0-9]{6}", 'say "hi"\\d'], exclude: ["~/clients", "/srv/private"] });
+    // A single argument that is not a JSON array is one entry, brackets and all.
+    await editor().set("privacy.redact", "[A-Z]{3}-\\d+");
+    expect(loadConfig(path).privacy.redact).toEqual(["[A-Z]{3}-\\d+"]);
+    await editor().unset("privacy.exclude");
+    expect(read()).toBe('# mine\n[privacy]\nredact = ["[A-Z]{3}-\\\\d+"]\n');
+  });
+
+  test("a bad entry is refused in one line naming the key and the entry; nothing is written", async () => {
+    const cases: [string, string[], string][] = [
+      ["privacy.redact", ["ok", "(unclosed"], 'privacy.redact: "(unclosed" is not a valid regular expression (Unterminated group)'],
+      ["privacy.redact", ["a*"], 'privacy.redact: "a*" matches the empty string'],
+      ["privacy.exclude", ["projects/secret"], 'privacy.exclude: "projects/secret" is not an absolute path or one starting with ~/'],
+      ["auto_commit", ["true", "false"], "auto_commit takes one value (got 2)"],
+    ];
+    for (const [key, input, message] of cases) {
+      const error = await rejection(editor().set(key, input));
+      expect(error.message).toBe(message);
+    }
+    expect(existsSync(path)).toBe(false);
+  });
+
+  test("a hand-written file with a bad entry is refused, naming the entry by its place", () => {
+    write('[privacy]\nredact = ["fine", "[oops"]\n');
+    expect(failure(() => loadConfig(path)).message).toBe(
+      `invalid config ${path}: privacy.redact[1]: "[oops" is not a valid regular expression (Unterminated character class)`,
+    );
+    write('[privacy]\nexclude = "/one"\n');
+    expect(failure(() => loadConfig(path)).message).toBe(`invalid config ${path}: privacy.exclude: must be a list of folders, such as ["one", "two"]`);
   });
 });

@@ -26,6 +26,7 @@ interface World {
   affiliations: Map<string, Affiliation>;
   footprints: { sessionIds: Set<string>; transcriptPaths: Set<string> };
   onlyRepositoryId: string | null;
+  exclude?: string[];
   windows: Partial<Record<TranscriptApp, number>>;
   /** What the plan opened: the files it read metas of, and the extents it asked for. */
   opened: string[][];
@@ -117,6 +118,7 @@ function inputs(w: World): PlanInputs {
     footprints: w.footprints,
     affiliator: { affiliate: (cwd) => w.affiliations.get(cwd) ?? { ok: false, reason: "unregistered-cwd" } },
     onlyRepositoryId: w.onlyRepositoryId,
+    exclude: w.exclude ?? [],
     readMetas: async (files) => {
       w.opened.push(files.map((f) => f.path));
       return files.map((f) => w.metas.get(f.path)!);

@@ -90,6 +90,8 @@ function rig(existing?: SyncState): Rig {
       },
       affiliator: () => new Affiliator([REPO_A, REPO_B]),
     },
+    privacyRules: async () => ({}),
+    countRedactions: async () => [],
     discovery: {
       list: async (apps) => {
         r.listed.push(apps);
@@ -182,7 +184,7 @@ describe("status", () => {
       completedAt: null,
       scanned: 4,
       eligible: 1,
-      ready: [{ repositoryId: "repo_a", repositoryName: "a", repositoryRoot: "/work/a", transcriptPaths: [a] }],
+      ready: [{ repositoryId: "repo_a", repositoryName: "a", repositoryRoot: "/work/a", transcriptPaths: [a], redactions: [{ transcriptPath: a, redactions: [] }] }],
       started: [],
       skipped: [],
       unchanged: 0,

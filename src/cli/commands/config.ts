@@ -21,12 +21,12 @@ export async function list(ctx: CliContext, app: App, _args: [], opts: JsonOptio
 
 export async function get(ctx: CliContext, app: App, [key]: [string], opts: JsonOption): Promise<void> {
   const entry = (await app.configEditor()).get(key);
-  if (opts.json) return ctx.json({ key: entry.key, value: entry.value });
+  if (opts.json) return ctx.json({ key: entry.key, value: entry.items ?? entry.value });
   ctx.write(`${entry.value}\n`);
 }
 
-export async function set(ctx: CliContext, app: App, [key, value]: [string, string], opts: JsonOption): Promise<void> {
-  const change = await (await app.configEditor()).set(key, value);
+export async function set(ctx: CliContext, app: App, [key, values]: [string, string[]], opts: JsonOption): Promise<void> {
+  const change = await (await app.configEditor()).set(key, values);
   if (opts.json) ctx.json(changeJson(change));
   else renderSet(ctx, change);
   reportScheduleFailures(ctx, change.automation ? [change.automation] : [], opts.json === true);
@@ -64,7 +64,7 @@ export const registerConfigCommands: RegisterCommands = (program, { act, json })
       .command("set")
       .description("change a setting, keeping the file's comments; automation keys update the schedule at once")
       .argument("<key>")
-      .argument("<value>")
+      .argument("<value...>", "the value; a list key (privacy.*) takes one argument per entry, or a JSON array")
       .addOption(json())
       .addHelpText("after", keysHelp),
     set,

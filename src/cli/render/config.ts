@@ -6,7 +6,7 @@ import type { CliContext } from "../context.js";
 import { renderTable } from "./table.js";
 
 export function entryJson(entry: ConfigEntry) {
-  return { key: entry.key, value: entry.value, default: entry.isDefault };
+  return { key: entry.key, value: entry.items ?? entry.value, default: entry.isDefault };
 }
 
 export function renderConfigList(ctx: CliContext, entries: ConfigEntry[]): void {

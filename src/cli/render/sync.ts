@@ -1,4 +1,4 @@
-import type { SessionSummary, SyncSummary } from "../../sync/model.js";
+import type { SessionSummary, SyncSummary, TranscriptRedactions } from "../../sync/model.js";
 import type { CliContext } from "../context.js";
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
@@ -19,7 +19,7 @@ export function syncSummaryJson(summary: SyncSummary) {
     scanned: summary.scanned,
     eligible: summary.eligible,
     unchanged: summary.unchanged,
-    ready: summary.ready.map(group),
+    ready: summary.ready.map((g) => ({ ...group(g), ...(g.redactions ? redactionsJson(g.redactions) : {}) })),
     started: summary.started.map((g) => ({ ...group(g), run_id: g.runId })),
     skipped: summary.skipped.map((s) => ({
       transcript_path: s.transcriptPath,
@@ -31,14 +31,42 @@ export function syncSummaryJson(summary: SyncSummary) {
   };
 }
 
+/** Per transcript, by kind, and the group's total; a part that could not be read counts as null. */
+function redactionsJson(redactions: TranscriptRedactions[]) {
+  return {
+    redaction_count: redactions.reduce((sum, t) => sum + total(t), 0),
+    transcripts: redactions.map((t) => ({ transcript_path: t.transcriptPath, redaction_count: t.redactions ? total(t) : null, redactions: t.redactions })),
+  };
+}
+
+function total(t: TranscriptRedactions): number {
+  return (t.redactions ?? []).reduce((sum, r) => sum + r.count, 0);
+}
+
+/** `3 redactions (2 aws-access-key, 1 private-key)`, `no redactions`, or why it is not known. */
+function redactionsText(t: TranscriptRedactions): string {
+  if (!t.redactions) return "redactions unknown (unreadable now)";
+  const n = total(t);
+  if (n === 0) return "no redactions";
+  return `${plural(n, "redaction")} (${t.redactions.map((r) => `${r.count} ${r.kind}`).join(", ")})`;
+}
+
 /** Counts and one line per repository; individual skips only under --json, but their reasons are tallied here. */
 export function renderSyncSummary(ctx: CliContext, summary: SyncSummary): void {
   const s = ctx.out;
-  const lines = [`${summary.mode === "status" ? "sync status" : "sync"}:`, `  since: ${iso(summary.since)}`, `  scanned: ${summary.scanned}`, `  eligible: ${summary.eligible}`];
-  if (summary.mode === "status") lines.push(`  ready: ${summary.ready.length}`);
-  else lines.push(`  started: ${summary.started.length}`);
-  lines.push(`  skipped: ${summary.skipped.length}${tally(summary)}`);
-  for (const g of summary.ready) lines.push(`  - ready ${s.bold(g.repositoryName)}: ${plural(g.transcriptPaths.length, "transcript")}`);
+  const lines = [
+    `${summary.mode === "status" ? "sync status" : "sync"}:`,
+    `  since: ${iso(summary.since)}`,
+    `  transcripts scanned: ${summary.scanned}`,
+    `  transcripts eligible: ${summary.eligible}`,
+  ];
+  if (summary.mode === "status") lines.push(`  wikis ready: ${summary.ready.length}`);
+  else lines.push(`  wikis started: ${summary.started.length}`);
+  lines.push(`  transcripts skipped: ${summary.skipped.length}${tally(summary)}`);
+  for (const g of summary.ready) {
+    lines.push(`  - ready ${s.bold(g.repositoryName)}: ${plural(g.transcriptPaths.length, "transcript")}`);
+    for (const t of g.redactions ?? []) lines.push(`      ${t.transcriptPath}: ${redactionsText(t)}`);
+  }
   for (const g of summary.started) lines.push(`  - started ${s.bold(g.repositoryName)}: ${g.runId} (${plural(g.transcriptPaths.length, "transcript")})`);
   if (summary.mode === "status" && summary.ready.length === 0) lines.push(s.dim("  nothing new to sync"));
   ctx.write(lines.join("\n") + "\n");

@@ -11,7 +11,7 @@ import { commandFailureLine, gitEnvironment, type CommandRunner } from "../../co
 import type { PageDrift, SourceDrift } from "../../evidence/types.js";
 import type { PageEvidence } from "../../index/views/evidence.js";
 import { cutText, fairShares } from "../../sources/budget.js";
-import { redact } from "../../privacy/redact.js";
+import { redact, type PrivacyRules } from "../../privacy/redact.js";
 
 const GIT_TIMEOUT_MS = 60_000;
 /** One file's diff is read up to this size; a diff larger still is cut, and its section says so. */
@@ -64,6 +64,8 @@ export interface StaleMaterialInput {
   evidence: readonly PageEvidence[];
   run: CommandRunner;
   env: NodeJS.ProcessEnv;
+  /** `privacy.redact`'s patterns, beside the built-in detectors. */
+  rules?: PrivacyRules;
 }
 
 /** One diff per distinct (commit, file): two sources citing one file since one commit share it. */
@@ -87,7 +89,7 @@ export async function staleMaterial(input: StaleMaterialInput): Promise<StalePag
 
   // Diffs are file content: redacted before they are measured, cut or written to the run's folder.
   const texts = await Promise.all(
-    perPage.map(async ({ page, jobs }) => (await redact([evidenceList(page), ...jobs.map((job) => diffSection(job, outcomes.get(job.key)!))].join("\n"))).text),
+    perPage.map(async ({ page, jobs }) => (await redact([evidenceList(page), ...jobs.map((job) => diffSection(job, outcomes.get(job.key)!))].join("\n"), input.rules)).text),
   );
   const shares = fairShares(
     texts.map((text) => text.length),

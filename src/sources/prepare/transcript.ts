@@ -1,4 +1,4 @@
-import { unavailable } from "../errors.js";
+import { SourceUnavailable, unavailable } from "../errors.js";
 import { NEW_ACTIVITY, type SourceRef } from "../model.js";
 import { agentName, type TranscriptInfo } from "../transcripts/dialogue.js";
 import { presentTranscriptPath } from "../transcripts/locate.js";
@@ -17,12 +17,14 @@ export const prepareTranscript: Preparer = async (ref, ctx, tools) => {
       maxLineBytes: tools.limits.transcriptLineBytes,
       maxChars: tools.limits.materialChars,
       ...(ctx.signal ? { signal: ctx.signal } : {}),
+      ...(ctx.privacy?.exclude ? { exclude: ctx.privacy.exclude } : {}),
     };
     const rendered = await render(ref, path, options);
     const notes = path === ref.path ? rendered.notes : [twinNote(ref.path!, path), ...rendered.notes];
     return { title: briefTitle(ref, rendered.info, rendered.partial), text: rendered.text, notes, cut: "ends" };
   } catch (error) {
     if (ctx.signal?.aborted) throw unavailable("cancelled");
+    if (error instanceof SourceUnavailable) throw error;
     throw unavailable(`unreadable transcript: ${path}: ${reasonOf(error)}`);
   }
 };

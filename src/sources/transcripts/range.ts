@@ -29,7 +29,7 @@ export async function renderTranscriptRange(
   options: RenderOptions,
 ): Promise<RenderedRange> {
   const earlierFrom = Math.max(0, range.fromByte - EARLIER_WINDOW_BYTES);
-  const reader = sessionReader(format);
+  const reader = sessionReader(format, options.exclude);
   // Only lines before the earlier window, so the Claude reader never sees a line twice (it drops repeats).
   await readIdentity(reader, path, Math.min(earlierFrom, IDENTITY_BYTES), options);
   const read = await readAroundRange(reader, path, range, earlierFrom, options);

@@ -9,6 +9,8 @@ export interface RenderOptions {
   /** Ceiling on the rendered text held in memory. */
   maxChars: number;
   signal?: AbortSignal;
+  /** `privacy.exclude`'s folders: a session that ran in one is refused at its first line naming the cwd. */
+  exclude?: readonly string[];
 }
 
 export interface RenderedTranscript {
@@ -23,7 +25,7 @@ export const NO_DIALOGUE = "(no user prompts or assistant replies in this transc
 /** Streams a transcript file and renders it as a readable dialogue. */
 export async function renderTranscript(path: string, format: TranscriptFormat, options: RenderOptions): Promise<RenderedTranscript> {
   const stats = newJsonlStats();
-  const reader = sessionReader(format);
+  const reader = sessionReader(format, options.exclude);
   const session = new SessionDialogue(options.maxChars);
   for await (const line of readJsonlObjects(path, { maxLineBytes: options.maxLineBytes, signal: options.signal }, stats)) session.add(reader.read(line));
   const dialogue = session.chosen;

@@ -1,3 +1,5 @@
+import { excludingFolder, exclusionDetail } from "../../privacy/exclude.js";
+import { unavailable } from "../errors.js";
 import type { TranscriptFormat } from "../model.js";
 import { ClaudeReader } from "./claude.js";
 import { CodexReader } from "./codex.js";
@@ -19,7 +21,26 @@ export interface SessionReader {
   read(line: JsonObject): SessionTurns;
 }
 
-export function sessionReader(format: TranscriptFormat): SessionReader {
+/**
+ * The reader for `format`. With `exclude` (`privacy.exclude`'s folders) it stops at the
+ * first line that names a cwd inside one of them: the session is not read past it.
+ */
+export function sessionReader(format: TranscriptFormat, exclude?: readonly string[]): SessionReader {
+  const reader = formatReader(format);
+  if (!exclude || exclude.length === 0) return reader;
+  return {
+    info: reader.info,
+    read: (line) => {
+      const turns = reader.read(line);
+      const cwd = reader.info.cwd;
+      const folder = cwd === undefined ? null : excludingFolder(cwd, exclude);
+      if (folder !== null) throw unavailable(exclusionDetail(cwd!, folder));
+      return turns;
+    },
+  };
+}
+
+function formatReader(format: TranscriptFormat): SessionReader {
   if (format === "claude") {
     const claude = new ClaudeReader();
     return { info: claude.info, read: (line) => ({ primary: claude.read(line), fallback: [] }) };

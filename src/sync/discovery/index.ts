@@ -24,14 +24,14 @@ export function readTranscriptMeta(file: TranscriptFile): Promise<TranscriptMeta
 }
 
 /** Reads many transcripts, a bounded number at a time; results are in input order. */
-export async function readTranscriptMetas(files: readonly TranscriptFile[]): Promise<TranscriptMetaResult[]> {
+export async function readTranscriptMetas(files: readonly TranscriptFile[], exclude: readonly string[] = []): Promise<TranscriptMetaResult[]> {
   const results = new Array<TranscriptMetaResult>(files.length);
   let next = 0;
   const worker = async () => {
     const buffers = newReadBuffers();
     while (next < files.length) {
       const index = next++;
-      results[index] = await readTranscriptMetaWith(files[index]!, buffers);
+      results[index] = await readTranscriptMetaWith(files[index]!, buffers, exclude);
     }
   };
   await Promise.all(Array.from({ length: Math.min(READ_CONCURRENCY, files.length) }, worker));

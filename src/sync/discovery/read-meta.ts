@@ -1,3 +1,4 @@
+import { EXCLUDED_REASON, excludingFolder } from "../../privacy/exclude.js";
 import { isZstdPath } from "../../sources/transcripts/lines.js";
 import { ClaudeLineReader } from "./claude-reader.js";
 import { CodexLineReader } from "./codex-reader.js";
@@ -12,7 +13,7 @@ import { readPlainTranscript, type ReadBuffers } from "./read-plain.js";
  * active (from its last lines). Never throws: a file that cannot be read, or holds
  * no session of its own, comes back as a skip with a short reason.
  */
-export async function readTranscriptMetaWith(file: TranscriptFile, buffers: ReadBuffers): Promise<TranscriptMetaResult> {
+export async function readTranscriptMetaWith(file: TranscriptFile, buffers: ReadBuffers, exclude: readonly string[] = []): Promise<TranscriptMetaResult> {
   let fd: number;
   try {
     fd = await openForReading(file.path);
@@ -20,7 +21,7 @@ export async function readTranscriptMetaWith(file: TranscriptFile, buffers: Read
     return skipped(file, { ok: false, reason: failureReason(error) });
   }
   try {
-    return await readOpened(file, fd, buffers);
+    return await readOpened(file, fd, buffers, exclude);
   } catch (error) {
     return skipped(file, { ok: false, reason: failureReason(error) });
   } finally {
@@ -28,17 +29,18 @@ export async function readTranscriptMetaWith(file: TranscriptFile, buffers: Read
   }
 }
 
-async function readOpened(file: TranscriptFile, fd: number, buffers: ReadBuffers): Promise<TranscriptMetaResult> {
+async function readOpened(file: TranscriptFile, fd: number, buffers: ReadBuffers, exclude: readonly string[]): Promise<TranscriptMetaResult> {
   const stats = await statOf(fd);
   if (!stats.isFile()) return skipped(file, { ok: false, reason: "unreadable: not a regular file" });
   if (stats.size === 0) return skipped(file, { ok: false, reason: "empty" });
-  const reader = lineReaderFor(file);
+  const reader = new ExclusionGate(lineReaderFor(file), exclude);
   const activity = isZstdPath(file.path)
     ? await readCompressedTranscript(fd, stats.size, reader)
     : await readPlainTranscript(fd, stats.size, reader, buffers);
   const verdict = reader.verdict();
   if (!verdict.ok) return skipped(file, verdict);
   const { identity } = verdict;
+  if (reader.excluded) return skipped(file, { ok: false, reason: EXCLUDED_REASON, sessionId: identity.sessionId, cwd: identity.cwd });
   return {
     ok: true,
     meta: {
@@ -51,6 +53,42 @@ async function readOpened(file: TranscriptFile, fd: number, buffers: ReadBuffers
       ownRun: identity.ownRun,
     },
   };
+}
+
+/**
+ * A reader whose head, once it names a cwd inside a `privacy.exclude` folder, counts as
+ * holding no session worth more: the tail (the conversation's end) is never read.
+ */
+class ExclusionGate implements TranscriptLineReader {
+  excluded = false;
+
+  constructor(
+    private readonly inner: TranscriptLineReader,
+    private readonly exclude: readonly string[],
+  ) {}
+
+  readHeadLine(line: Parameters<TranscriptLineReader["readHeadLine"]>[0]): boolean {
+    return this.inner.readHeadLine(line);
+  }
+
+  noteHeadDamage(description: string): void {
+    this.inner.noteHeadDamage(description);
+  }
+
+  get identified(): boolean {
+    if (!this.inner.identified) return false;
+    const verdict = this.inner.verdict();
+    this.excluded = verdict.ok && excludingFolder(verdict.identity.cwd, this.exclude) !== null;
+    return !this.excluded;
+  }
+
+  readTailLine(line: Parameters<TranscriptLineReader["readTailLine"]>[0]): number | null {
+    return this.inner.readTailLine(line);
+  }
+
+  verdict() {
+    return this.inner.verdict();
+  }
 }
 
 function lineReaderFor(file: TranscriptFile): TranscriptLineReader {
