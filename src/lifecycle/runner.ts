@@ -140,14 +140,16 @@ export class LifecycleRunner implements OperationRunner {
       await phase("indexing", () => index.refresh());
       const pageChanges = diffPages(pagesBefore, await index.pageFingerprints());
       runs.recordPageChanges(record.runId, pageChanges);
+      // A secret outranks every other fault: a run that also broke a link fails as secret_found, naming where it is.
+      await phase("internal_error", () => this.secretGate(record, index, before, [...pageChanges.created, ...pageChanges.updated], rules));
       await phase("wiki_validation", async () => gate(issues, await index.issues()));
       // The run's summary is also the commit's subject: what the agent said passes the redactor first.
       const summary = result.summary ? (await redact(result.summary, rules)).text : `${spec.kind} completed`;
       // A stale page the agent left as it was is confirmed: it is stamped as verified now, with the pages it wrote.
       const confirmed = material.stale ? uneditedTargets(staleTargets(material.stale), pageChanges) : [];
-      // The seam before the commit: the evidence stamp, then the secret gate, in that order,
-      // so what they write or refuse is what gets committed (or not). The gate scans the
-      // pages the stamp rewrote too.
+      // The seam before the commit: the evidence stamp, then the secret gate again, in that
+      // order, so what they write or refuse is what gets committed (or not). This time the
+      // gate also scans the confirmed pages the stamp rewrote.
       const written = [...pageChanges.created, ...pageChanges.updated, ...confirmed];
       const stamped = await phase("internal_error", () => this.stamp(record, index, written));
       await phase("internal_error", () => this.secretGate(record, index, before, written, rules));

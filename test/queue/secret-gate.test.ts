@@ -168,6 +168,24 @@ describe("the secret gate before the product's commit", () => {
     expectNoLeak([github]);
   });
 
+  test("a page that also breaks a link fails as secret_found, not as a validation failure, so the secret is named", () => {
+    box = sandbox();
+    outputs.length = 0;
+    const root = gitRepo();
+    const { aws } = secrets(14);
+    const content = page({ title: "Bucket", summary: "The bucket", topics: ["concepts"], sources: [], body: `# Bucket\n\nRead with ${aws}; see [the lost page](nowhere.md).` });
+    const result = ca(["ingest", "src/app.ts", "--using", "claude", "--wait", "--json"], {
+      cwd: root,
+      env: { FAKE_CLAUDE_WRITE_FILES: JSON.stringify({ "almanac/concepts/bucket.md": content }) },
+    });
+    expect(result.code).toBe(1);
+    expect(result.json<Gated>()).toMatchObject({
+      failure_category: "secret_found",
+      secret_findings: [{ file: "almanac/concepts/bucket.md", line: lineOf(content, aws), kind: "aws-access-key" }],
+    });
+    expect(git(root, "status", "--porcelain").trim()).toBe("?? almanac/concepts/bucket.md");
+  });
+
   test("outside git: the pages the run changed are scanned, and the run fails the same way", () => {
     box = sandbox();
     outputs.length = 0;
