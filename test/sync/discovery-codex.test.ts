@@ -47,7 +47,7 @@ function conversation0171(id: string, cwd: string, extra: object = {}): object[]
 }
 
 describe("rollout generations", () => {
-  test("pre-envelope: cwd from the first environment context, start from the header, activity from the mtime", async () => {
+  test("pre-envelope: cwd from the first environment context, start and activity from the header, never the mtime", async () => {
     const path = writeLines(
       rolloutPath(homes.codexHome, "2025-08-01", T1),
       [
@@ -68,7 +68,7 @@ describe("rollout generations", () => {
         sessionId: T1,
         cwd: "/home/dev/legacy",
         startedAtMs: ms("2025-08-01T10:00:00.000Z"),
-        lastActivityMs: ms("2025-08-01T10:07:00.000Z"),
+        lastActivityMs: ms("2025-08-01T10:00:00.000Z"),
         ownRun: false,
       },
     });

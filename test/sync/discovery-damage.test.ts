@@ -88,11 +88,11 @@ describe("damaged files never abort discovery; each is one skip", () => {
     expect(await readTranscriptMeta(claudeFile(path))).toMatchObject({ ok: true, meta: { lastActivityMs: ms("2026-05-01T09:04:00.000Z") } });
   });
 
-  test("a session whose lines carry no time falls back to the file's mtime", async () => {
+  test("a session whose lines carry no time is skipped as undated, never dated by the file's mtime", async () => {
     const s = session();
     const line = { ...(s.user("2026-05-01T09:00:00.000Z", "Go") as Record<string, unknown>), timestamp: undefined };
     const path = writeLines(claudePath(), [line], { mtimeMs: ms("2026-05-02T00:00:00.000Z") });
-    expect(await readTranscriptMeta(claudeFile(path))).toMatchObject({ ok: true, meta: { startedAtMs: null, lastActivityMs: ms("2026-05-02T00:00:00.000Z") } });
+    expect(await readTranscriptMeta(claudeFile(path))).toMatchObject({ ok: false, skip: { reason: expect.stringMatching(/^undated: /), cwd: CWD } });
   });
 
   test("a .zst that is not zstd", async () => {

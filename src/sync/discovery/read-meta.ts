@@ -41,6 +41,9 @@ async function readOpened(file: TranscriptFile, fd: number, buffers: ReadBuffers
   if (!verdict.ok) return skipped(file, verdict);
   const { identity } = verdict;
   if (reader.excluded) return skipped(file, { ok: false, reason: EXCLUDED_REASON, sessionId: identity.sessionId, cwd: identity.cwd });
+  // Never the file's mtime: a copied or restored ~/.codex makes every old session look new.
+  const lastActivityMs = activity ?? identity.startedAtMs;
+  if (lastActivityMs === null) return skipped(file, { ok: false, reason: UNDATED_REASON, sessionId: identity.sessionId, cwd: identity.cwd });
   return {
     ok: true,
     meta: {
@@ -49,7 +52,7 @@ async function readOpened(file: TranscriptFile, fd: number, buffers: ReadBuffers
       sessionId: identity.sessionId,
       cwd: identity.cwd,
       startedAtMs: identity.startedAtMs,
-      lastActivityMs: activity ?? stats.mtimeMs,
+      lastActivityMs,
       ownRun: identity.ownRun,
     },
   };
@@ -90,6 +93,9 @@ class ExclusionGate implements TranscriptLineReader {
     return this.inner.verdict();
   }
 }
+
+/** A session with no time in it at all: its age cannot be judged, so only naming it ingests it. */
+const UNDATED_REASON = "undated: no line of the session carries a time; ingest it by name to read it";
 
 function lineReaderFor(file: TranscriptFile): TranscriptLineReader {
   return file.app === "claude" ? new ClaudeLineReader(file.path) : new CodexLineReader(file.path);
