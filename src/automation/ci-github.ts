@@ -1,20 +1,27 @@
 /**
  * GitHub Actions workflows for teams that want the wiki tended without any one machine's
- * scheduler. The garden workflow installs CodeAlmanac and the agent CLI on the runner, runs
- * `ca garden --stale` when drift finds stale pages and `ca garden` otherwise, with a
- * temporary state root, and opens a pull request with the changes under almanac/. The drift
- * workflow checks each pull request: it lists the pages whose cited code the pull request
- * changed in the job summary, and fails only when asked. The texts are built here line by
- * line (the YAML library stays in the wiki code) from values that are checked to need no
- * quoting.
+ * scheduler. The garden workflow installs this CodeAlmanac and the agent CLI on the runner
+ * (with the Node.js both need), gardens with a temporary state root (see ci-steps.ts), and
+ * proposes the changes under almanac/ as a pull request with `gh` and the job's own token:
+ * no third-party action, which enterprise allow-lists often block. The drift workflow
+ * checks each pull request: it lists the pages whose cited code the pull request changed
+ * in the job summary, and fails only when asked. The texts are built here line by line
+ * (the YAML library stays in the wiki code) from values that are checked to need no
+ * quoting; `${{ … }}` expressions only ever reach a script through its environment.
  */
-import { parseDuration } from "../config/duration.js";
-import { invalid } from "../core/errors.js";
 import { HARNESSES, type HarnessKind } from "../harnesses/catalog.js";
-import { DEFAULT_EVERY_MS } from "./model.js";
-
-export const CI_PROVIDERS = ["github"] as const;
-export type CiProvider = (typeof CI_PROVIDERS)[number];
+import { ciSchedule, type CronRules } from "./ci-schedule.js";
+import {
+  GARDEN_BRANCH,
+  GARDEN_DESCRIPTION,
+  GARDEN_TITLE,
+  ciNodeMajor,
+  commitScript,
+  gardenScript,
+  harnessSecret,
+  indent,
+  installCommand,
+} from "./ci-steps.js";
 
 export const GITHUB_WORKFLOW_PATH = ".github/workflows/codealmanac-garden.yml";
 export const GITHUB_DRIFT_WORKFLOW_PATH = ".github/workflows/codealmanac-drift.yml";
@@ -23,9 +30,12 @@ export const GITHUB_DRIFT_WORKFLOW_PATH = ".github/workflows/codealmanac-drift.y
 export const DRIFT_CHECKS = ["report", "fail", "off"] as const;
 export type DriftCheck = (typeof DRIFT_CHECKS)[number];
 
-/** Off the top of the hour, when GitHub delays scheduled workflows the most (UTC). */
-const QUIET_MINUTE = 17;
-const QUIET_HOUR = 3;
+/** GitHub runs a schedule at most every five minutes. */
+export const GITHUB_CRON: CronRules = { provider: "GitHub", minMinutes: 5 };
+
+/** What the repository must allow, said with the workflow: without it `gh pr create` is refused. */
+export const GITHUB_PULL_REQUEST_SETTING =
+  'the repository must let Actions create pull requests: Settings → Actions → General → "Allow GitHub Actions to create and approve pull requests"';
 
 export interface GithubWorkflow {
   path: string;
@@ -38,13 +48,13 @@ export interface GithubWorkflow {
 }
 
 export function githubGardenWorkflow(harness: HarnessKind, every?: string): GithubWorkflow {
-  const schedule = githubSchedule(every);
-  const agentPackage = harnessPackage(harness);
+  const schedule = ciSchedule(every, GITHUB_CRON);
   const secret = harnessSecret(harness);
   const text = [
     "# CodeAlmanac garden: tends this repository's wiki (almanac/) on a schedule and proposes",
     "# the changes as a pull request. Written by `ca automation ci --provider github`.",
-    `# Needs the repository secret ${secret}.`,
+    `# Needs the repository secret ${secret}, and Settings → Actions → General →`,
+    '# "Allow GitHub Actions to create and approve pull requests".',
     "# For pull requests, `ca automation ci --provider github --workflow drift` prints a check",
     `# that lists the pages they leave stale (${GITHUB_DRIFT_WORKFLOW_PATH}).`,
     "name: CodeAlmanac garden",
@@ -67,37 +77,43 @@ export function githubGardenWorkflow(harness: HarnessKind, every?: string): Gith
     "    runs-on: ubuntu-latest",
     "    timeout-minutes: 120",
     "    steps:",
-    ...checkoutWithHistory("Check out the repository"),
+    ...checkoutWithHistory("Check out the repository", ciNodeMajor(harness)),
     `      - name: Install CodeAlmanac and ${HARNESSES[harness].label}`,
-    `        run: npm install -g codealmanac ${agentPackage}`,
+    `        run: ${installCommand(harness)}`,
     "      - name: Garden the wiki",
     "        env:",
     "          CODEALMANAC_HOME: ${{ runner.temp }}/codealmanac",
     `          ${secret}: \${{ secrets.${secret} }}`,
     "        run: |",
-    '          mkdir -p "$CODEALMANAC_HOME"',
-    "          # Leave the changes uncommitted: the next step commits them on the pull request's branch.",
-    `          printf 'auto_commit = false\\n' > "$CODEALMANAC_HOME/config.toml"`,
-    "          # Pages whose cited code changed get a garden of their own, else the wiki as a whole",
-    "          # (a drift that cannot be computed counts as none).",
-    '          drift=$(ca drift --json || true)',
-    `          if grep -q '"status": *"stale"' <<< "$drift"; then`,
-    `            ca garden --stale --wait --json --using ${harness}`,
-    "          else",
-    `            ca garden --wait --json --using ${harness}`,
-    "          fi",
-    "      - name: Propose the changes",
-    "        uses: peter-evans/create-pull-request@v7",
-    "        with:",
-    '          add-paths: "almanac/**"',
-    "          branch: codealmanac/garden",
-    "          delete-branch: true",
-    '          commit-message: "almanac: garden the wiki"',
-    '          title: "CodeAlmanac: garden the wiki"',
-    '          body: "Changes proposed by the scheduled `ca garden` workflow."',
+    ...indent(gardenScript(harness), 10),
+    "      - name: Propose the changes as a pull request",
+    "        env:",
+    "          GH_TOKEN: ${{ github.token }}",
+    "          BASE_BRANCH: ${{ github.ref_name }}",
+    "        run: |",
+    ...indent(proposeScript(), 10),
     "",
   ].join("\n");
   return { path: GITHUB_WORKFLOW_PATH, harness, schedule, secret, text };
+}
+
+/**
+ * Pushes the garden branch with the checkout's credentials (the job's token, which
+ * `contents: write` lets push) and opens the pull request with `gh`, unless one from that
+ * branch is open already: the push has then updated it.
+ */
+function proposeScript(): string[] {
+  const target = `--repo "$GITHUB_REPOSITORY" --head ${GARDEN_BRANCH} --base "$BASE_BRANCH"`;
+  return [
+    ...commitScript('"github-actions[bot]"', '"41898282+github-actions[bot]@users.noreply.github.com"'),
+    `git push --force origin ${GARDEN_BRANCH}`,
+    `open=$(gh pr list ${target} --state open --json url --jq '.[0].url // empty')`,
+    'if [ -n "$open" ]; then',
+    '  echo "Updated the open pull request $open"',
+    "else",
+    `  gh pr create ${target} --title "${GARDEN_TITLE}" --body "${GARDEN_DESCRIPTION}"`,
+    "fi",
+  ];
 }
 
 export interface GithubDriftWorkflow {
@@ -136,9 +152,9 @@ export function githubDriftWorkflow(check: Exclude<DriftCheck, "off">): GithubDr
     "    runs-on: ubuntu-latest",
     "    timeout-minutes: 15",
     "    steps:",
-    ...checkoutWithHistory("Check out the repository with its history"),
+    ...checkoutWithHistory("Check out the repository with its history", ciNodeMajor(null)),
     "      - name: Install CodeAlmanac",
-    "        run: npm install -g codealmanac",
+    `        run: ${installCommand(null)}`,
     "      - name: List the pages whose cited code this pull request changed",
     "        shell: bash",
     "        env:",
@@ -152,50 +168,10 @@ export function githubDriftWorkflow(check: Exclude<DriftCheck, "off">): GithubDr
 }
 
 /**
- * The workflow's cron schedule from `--every`: a five-field cron expression as given, or a
- * duration GitHub's cron can express (whole minutes of at least 5 below an hour, whole
- * hours below a day, whole days). Default: the garden task's daily interval.
+ * The first steps of both workflows: the whole history (drift judges a page by the commits
+ * since it was verified), then the Node.js that CodeAlmanac and the agent CLI need.
  */
-export function githubSchedule(every?: string): string {
-  if (every === undefined) return scheduleForDuration(DEFAULT_EVERY_MS.garden, "24h");
-  const fields = every.trim().split(/\s+/);
-  if (fields.length === 5) {
-    if (fields.every((field) => /^[0-9A-Za-z*/,-]+$/.test(field))) return fields.join(" ");
-    throw invalid(`invalid --every "${every}": not a cron expression`);
-  }
-  const ms = parseDuration(every);
-  if (ms === null || ms <= 0) throw invalid(`invalid --every "${every}": expected a duration such as 24h or a cron expression such as "17 3 * * *"`);
-  return scheduleForDuration(ms, every);
-}
-
-function scheduleForDuration(ms: number, text: string): string {
-  const minutes = ms / 60_000;
-  const hours = minutes / 60;
-  const days = hours / 24;
-  if (Number.isInteger(minutes) && minutes >= 5 && minutes < 60) return `*/${minutes} * * * *`;
-  if (Number.isInteger(hours) && hours >= 1 && hours < 24) return `${QUIET_MINUTE} ${hours === 1 ? "*" : `*/${hours}`} * * *`;
-  if (Number.isInteger(days) && days >= 1 && days <= 31) return `${QUIET_MINUTE} ${QUIET_HOUR} ${days === 1 ? "*" : `*/${days}`} * *`;
-  throw invalid(
-    `invalid --every "${text}": GitHub schedules run every 5 to 59 minutes, whole hours or whole days; give a cron expression for anything else`,
-  );
-}
-
-/** The npm package of the agent CLI, from the harness catalog's install line. */
-export function harnessPackage(kind: HarnessKind): string {
-  const found = /npm install -g (@?[a-z0-9][\w./-]*)/.exec(HARNESSES[kind].install)?.[1];
-  if (!found) throw new Error(`the harness catalog names no npm package for ${kind}`);
-  return found;
-}
-
-/** The API key variable the agent CLI reads, from the harness catalog's login line. */
-export function harnessSecret(kind: HarnessKind): string {
-  const found = /\bset ([A-Z][A-Z0-9_]*)/.exec(HARNESSES[kind].login)?.[1];
-  if (!found) throw new Error(`the harness catalog names no API key variable for ${kind}`);
-  return found;
-}
-
-/** The first steps of both workflows: the whole history (drift judges a page by the commits since it was verified), then Node. */
-function checkoutWithHistory(name: string): string[] {
+function checkoutWithHistory(name: string, nodeMajor: number): string[] {
   return [
     `      - name: ${name}`,
     "        uses: actions/checkout@v4",
@@ -204,6 +180,6 @@ function checkoutWithHistory(name: string): string[] {
     "      - name: Set up Node.js",
     "        uses: actions/setup-node@v4",
     "        with:",
-    "          node-version: 20",
+    `          node-version: ${nodeMajor}`,
   ];
 }

@@ -159,6 +159,7 @@ export const GUIDES: Record<string, Guide> = {
       ["codealmanac config set automation.garden.enabled false", "turn one off"],
       ["codealmanac automation ci --provider github", "a GitHub Actions workflow for a scheduled garden"],
       ["codealmanac automation ci --provider github --workflow drift", "one that lists the pages a pull request leaves stale"],
+      ["codealmanac automation ci --provider gitlab", "a GitLab CI job for a scheduled garden, as a merge request"],
     ],
   },
 };

@@ -12,8 +12,13 @@ export interface HarnessInfo {
   label: string;
   /** Looked up on PATH; nothing is started to find it. */
   executable: string;
-  /** One line telling the user how to install it. */
+  /** One line telling the user how to install it; it names the npm package. */
   install: string;
+  /**
+   * The oldest Node.js major its npm package runs on (the `engines` field of its
+   * package.json), for the CI files that install it on a fresh runner.
+   */
+  nodeMajor: number;
   /** One line telling the user how to authenticate. */
   login: string;
   /** The models a run may use; the first is the default. */
@@ -26,6 +31,8 @@ export const HARNESSES: Record<HarnessKind, HarnessInfo> = {
     label: "Claude Code",
     executable: "claude",
     install: "install Claude Code: npm install -g @anthropic-ai/claude-code",
+    // 2.1.332 declares node >=22.0.0.
+    nodeMajor: 22,
     login: "run `claude auth login` or set ANTHROPIC_API_KEY",
     models: ["claude-sonnet-5", "claude-opus-4-7", "claude-haiku-4-5"],
   },
@@ -34,6 +41,8 @@ export const HARNESSES: Record<HarnessKind, HarnessInfo> = {
     label: "Codex",
     executable: "codex",
     install: "install Codex: npm install -g @openai/codex",
+    // 0.171.0 declares node >=16.
+    nodeMajor: 16,
     login: "run `codex login` or set OPENAI_API_KEY",
     models: ["gpt-5.5", "gpt-5.4", "gpt-5.4-mini", "gpt-5.3-codex-spark"],
   },

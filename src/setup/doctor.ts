@@ -7,6 +7,7 @@ import { existsSync } from "node:fs";
 import { AUTOMATION_TASKS, type ScheduleStatus } from "../automation/model.js";
 import type { Config } from "../config/config.js";
 import { StorageError, oneLine } from "../core/errors.js";
+import { MIN_NODE_MAJOR } from "../core/version.js";
 import { PREFERRED_HARNESS, type HarnessKind } from "../harnesses/catalog.js";
 import { formatDuration } from "../config/duration.js";
 import { harnessChecks } from "./harness-checks.js";
@@ -15,8 +16,6 @@ import { installedFiles } from "./instruction-files.js";
 import { HOOK_TARGETS, hookState, type HookTarget } from "./agent-hooks.js";
 import { INSTRUCTION_TARGETS, type Check, type DoctorReport } from "./model.js";
 import type { StateDatabaseReport } from "./state-database.js";
-
-export const MIN_NODE_MAJOR = 20;
 
 export interface WikiDiagnosis {
   name: string;

@@ -1,6 +1,8 @@
 import { describe, expect, test } from "vitest";
 import { parse } from "yaml";
-import { GITHUB_DRIFT_WORKFLOW_PATH, githubDriftWorkflow, githubGardenWorkflow, githubSchedule, GITHUB_WORKFLOW_PATH } from "../../src/automation/ci-github.js";
+import { GITHUB_DRIFT_WORKFLOW_PATH, githubDriftWorkflow, githubGardenWorkflow, GITHUB_WORKFLOW_PATH } from "../../src/automation/ci-github.js";
+import { VERSION } from "../../src/core/version.js";
+import { expectGithubKeys } from "./ci-keys.js";
 
 interface Step {
   name: string;
@@ -30,21 +32,21 @@ describe("the GitHub Actions garden workflow", () => {
     expect(doc.jobs.garden["runs-on"]).toBe("ubuntu-latest");
   });
 
-  test("checks out, sets up Node 20, installs both CLIs, gardens with a temporary state root, and opens a pull request", () => {
+  test("checks out, sets up Node 20 for Codex, installs this CodeAlmanac and the agent, gardens with a temporary state root, and proposes with gh", () => {
     const steps = parsed(githubGardenWorkflow("codex").text).jobs.garden.steps;
     expect(steps.map((s) => s.uses ?? s.run!.split("\n")[0])).toEqual([
       "actions/checkout@v4",
       "actions/setup-node@v4",
-      "npm install -g codealmanac @openai/codex",
+      `npm install -g codealmanac@${VERSION} @openai/codex`,
       'mkdir -p "$CODEALMANAC_HOME"',
-      "peter-evans/create-pull-request@v7",
+      'if [ -z "$(git status --porcelain -- almanac)" ]; then',
     ]);
     expect(steps[1]!.with).toEqual({ "node-version": 20 });
     const garden = steps[3]!;
     expect(garden.env).toEqual({ CODEALMANAC_HOME: "${{ runner.temp }}/codealmanac", OPENAI_API_KEY: "${{ secrets.OPENAI_API_KEY }}" });
     expect(garden.run).toBe(
       'mkdir -p "$CODEALMANAC_HOME"\n' +
-        "# Leave the changes uncommitted: the next step commits them on the pull request's branch.\n" +
+        "# Leave the changes uncommitted: the proposal commits them on its own branch.\n" +
         "printf 'auto_commit = false\\n' > \"$CODEALMANAC_HOME/config.toml\"\n" +
         "# Pages whose cited code changed get a garden of their own, else the wiki as a whole\n" +
         "# (a drift that cannot be computed counts as none).\n" +
@@ -55,37 +57,37 @@ describe("the GitHub Actions garden workflow", () => {
         "  ca garden --wait --json --using codex\n" +
         "fi\n",
     );
-    expect(steps[4]!.with).toEqual({
-      "add-paths": "almanac/**",
-      branch: "codealmanac/garden",
-      "delete-branch": true,
-      "commit-message": "almanac: garden the wiki",
-      title: "CodeAlmanac: garden the wiki",
-      body: "Changes proposed by the scheduled `ca garden` workflow.",
-    });
   });
 
-  test("with Claude: its package and ANTHROPIC_API_KEY", () => {
+  test("proposes with gh and the job's token, never a third-party action, and never splices an expression into a script", () => {
+    const steps = parsed(githubGardenWorkflow("codex").text).jobs.garden.steps;
+    expect(steps.flatMap((s) => (s.uses ? [s.uses] : []))).toEqual(["actions/checkout@v4", "actions/setup-node@v4"]);
+    const propose = steps[4]!;
+    expect(propose.env).toEqual({ GH_TOKEN: "${{ github.token }}", BASE_BRANCH: "${{ github.ref_name }}" });
+    expect(propose.run).toContain("git push --force origin codealmanac/garden\n");
+    expect(propose.run).toContain('gh pr create --repo "$GITHUB_REPOSITORY" --head codealmanac/garden --base "$BASE_BRANCH" --title "CodeAlmanac: garden the wiki"');
+    for (const step of steps) expect(step.run ?? "").not.toContain("${{");
+  });
+
+  test("uses only the keys GitHub documents for a workflow, its jobs and their steps", () => {
+    expectGithubKeys(parse(githubGardenWorkflow("claude").text));
+    expectGithubKeys(parse(githubDriftWorkflow("fail").text));
+  });
+
+  test("with Claude: its package, ANTHROPIC_API_KEY, and Node 22, which its CLI declares", () => {
     const workflow = githubGardenWorkflow("claude", "6h");
     const steps = parsed(workflow.text).jobs.garden.steps;
     expect(workflow.secret).toBe("ANTHROPIC_API_KEY");
-    expect(steps[2]!.run).toBe("npm install -g codealmanac @anthropic-ai/claude-code");
+    expect(steps[1]!.with).toEqual({ "node-version": 22 });
+    expect(steps[2]!.run).toBe(`npm install -g codealmanac@${VERSION} @anthropic-ai/claude-code`);
     expect(steps[3]!.env!.ANTHROPIC_API_KEY).toBe("${{ secrets.ANTHROPIC_API_KEY }}");
     expect(steps[3]!.run).toContain("ca garden --wait --json --using claude\n");
     expect(parsed(workflow.text).on.schedule).toEqual([{ cron: "17 */6 * * *" }]);
   });
 
-  test("--every takes a cron expression or a duration GitHub's cron can express", () => {
-    expect(githubSchedule("0  9 * * 1-5")).toBe("0 9 * * 1-5");
-    expect(githubSchedule("30m")).toBe("*/30 * * * *");
-    expect(githubSchedule("1h")).toBe("17 * * * *");
-    expect(githubSchedule("12h")).toBe("17 */12 * * *");
-    expect(githubSchedule("1d")).toBe("17 3 * * *");
-    expect(githubSchedule("2d")).toBe("17 3 */2 * *");
-    expect(() => githubSchedule("90m")).toThrow('invalid --every "90m": GitHub schedules run every 5 to 59 minutes, whole hours or whole days');
-    expect(() => githubSchedule("1m")).toThrow("GitHub schedules run every 5 to 59 minutes");
-    expect(() => githubSchedule("soon")).toThrow('invalid --every "soon": expected a duration such as 24h or a cron expression');
-    expect(() => githubSchedule('0 3 * * ";rm"')).toThrow("not a cron expression");
+  test("--every 7d is weekly, not days 1, 8, 15, 22 and 29 of the month", () => {
+    expect(parsed(githubGardenWorkflow("codex", "7d").text).on.schedule).toEqual([{ cron: "17 3 * * 1" }]);
+    expect(() => githubGardenWorkflow("codex", "2d")).toThrow('invalid --every "2d": GitHub\'s cron cannot run every 2d evenly; nearest: 1d, 7d');
   });
 });
 
@@ -125,7 +127,7 @@ describe("the GitHub Actions drift check", () => {
     expect(steps.map((s) => s.uses ?? s.run!.split("\n")[0])).toEqual([
       "actions/checkout@v4",
       "actions/setup-node@v4",
-      "npm install -g codealmanac",
+      `npm install -g codealmanac@${VERSION}`,
       'ca drift --base "origin/$BASE_REF" --markdown | tee -a "$GITHUB_STEP_SUMMARY"',
     ]);
     expect(steps[0]!.with).toEqual({ "fetch-depth": 0 });

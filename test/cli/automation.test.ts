@@ -9,7 +9,7 @@ import { readExecStart, serviceUnitName, systemdUnitDir } from "../../src/automa
 import { taskLogPath } from "../../src/automation/task-log.js";
 import { runCommand } from "../../src/core/exec.js";
 import { statePaths } from "../../src/core/paths.js";
-import { BIN, FAKE_BIN, type Sandbox } from "../support/cli.js";
+import { BIN, FAKE_BIN, ROOT, type Sandbox } from "../support/cli.js";
 import { freshSandboxes } from "./helpers.js";
 import { SCHEDULER_BIN } from "../automation/support.js";
 
@@ -104,25 +104,79 @@ describe("automation", () => {
 });
 
 describe("automation ci", () => {
-  test("prints a GitHub workflow and says where to save it and which secret to add", () => {
+  const version = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string }).version;
+  const PULL_REQUEST_SETTING =
+    'codealmanac: the repository must let Actions create pull requests: Settings → Actions → General → "Allow GitHub Actions to create and approve pull requests"\n';
+
+  test("prints a GitHub workflow and says where to save it, which secret to add, and the setting that lets Actions open pull requests", () => {
     const box = schedulerBox();
     const result = box.run(["automation", "ci", "--provider", "github", "--using", "claude", "--every", "12h"]);
     expect(result.code).toBe(0);
-    const workflow = parse(result.stdout) as { on: { schedule: { cron: string }[] }; jobs: { garden: { steps: { run?: string }[] } } };
+    type Step = { uses?: string; run?: string; with?: Record<string, unknown> };
+    const workflow = parse(result.stdout) as { on: { schedule: { cron: string }[] }; jobs: { garden: { steps: Step[] } } };
     expect(workflow.on.schedule).toEqual([{ cron: "17 */12 * * *" }]);
-    expect(workflow.jobs.garden.steps.map((s) => s.run).filter(Boolean)[1]).toContain("ca garden --wait --json --using claude");
+    const steps = workflow.jobs.garden.steps;
+    expect(steps.find((s) => s.uses === "actions/setup-node@v4")!.with).toEqual({ "node-version": 22 });
+    expect(steps.map((s) => s.run).filter(Boolean)[0]).toBe(`npm install -g codealmanac@${version} @anthropic-ai/claude-code`);
+    expect(steps.map((s) => s.run).filter(Boolean)[1]).toContain("ca garden --wait --json --using claude");
     expect(result.stderr).toBe(
-      "codealmanac: save this as .github/workflows/codealmanac-garden.yml and add the repository secret ANTHROPIC_API_KEY (Settings → Secrets and variables → Actions)\n",
+      "codealmanac: save this as .github/workflows/codealmanac-garden.yml and add the repository secret ANTHROPIC_API_KEY (Settings → Secrets and variables → Actions)\n" +
+        PULL_REQUEST_SETTING,
     );
   });
 
-  test("--json wraps the workflow text with where it goes", () => {
+  test("the install step pins the CodeAlmanac that printed the file, the version --version reports", () => {
+    const box = schedulerBox();
+    expect(box.run(["--version"]).stdout.trim()).toBe(`codealmanac ${version}`);
+    const out = box.run(["automation", "ci", "--provider", "github", "--json"]).json<{ workflow: string; drift_check: { workflow: string } }>();
+    expect(out.workflow).toContain(`npm install -g codealmanac@${version} @openai/codex\n`);
+    expect(out.drift_check.workflow).toContain(`npm install -g codealmanac@${version}\n`);
+  });
+
+  test("--json wraps the workflow text with where it goes and what to set up", () => {
     const result = schedulerBox().run(["automation", "ci", "--provider", "github", "--json"]);
     expect(result.code).toBe(0);
     expect(result.stderr).toBe("");
-    const out = result.json<{ workflow: string }>();
-    expect(out).toMatchObject({ provider: "github", path: ".github/workflows/codealmanac-garden.yml", harness: "codex", schedule: "17 3 * * *", secret: "OPENAI_API_KEY" });
-    expect(out.workflow).toContain("npm install -g codealmanac @openai/codex\n");
+    const out = result.json<{ workflow: string; notes: string[] }>();
+    expect(out).toMatchObject({ provider: "github", path: ".github/workflows/codealmanac-garden.yml", harness: "codex", schedule: "17 3 * * *", secret: "OPENAI_API_KEY", token_variable: null });
+    expect(out.notes[1]).toBe(PULL_REQUEST_SETTING.slice("codealmanac: ".length, -1));
+  });
+
+  test("--provider gitlab prints a .gitlab-ci.yml job, the variables to add, and the schedule to create in CI/CD → Schedules", () => {
+    const box = schedulerBox();
+    const result = box.run(["automation", "ci", "--provider", "gitlab", "--every", "7d"]);
+    expect(result.code, result.stderr).toBe(0);
+    const job = (parse(result.stdout) as Record<string, { image?: string; rules?: unknown; script?: string[] }>)["codealmanac-garden"]!;
+    expect(job.image).toBe("node:20");
+    expect(job.rules).toEqual([{ if: '$CI_PIPELINE_SOURCE == "schedule"' }]);
+    expect(job.script![0]).toBe(`npm install -g codealmanac@${version} @openai/codex`);
+    expect(result.stderr.split("\n")).toEqual([
+      'codealmanac: save this as .gitlab-ci.yml, or add its "garden" stage and codealmanac-garden job to yours',
+      "codealmanac: add the masked CI/CD variables OPENAI_API_KEY and CODEALMANAC_GITLAB_TOKEN (Settings → CI/CD → Variables); CODEALMANAC_GITLAB_TOKEN is a project access token with the Developer role and the api and write_repository scopes",
+      'codealmanac: GitLab keeps schedules outside the file: create one in Build → Pipeline schedules (CI/CD → Schedules) with the interval pattern "17 3 * * 1", cron timezone UTC, on the default branch',
+      'codealmanac:   or: glab schedule create --cron "17 3 * * 1" --cronTimeZone UTC --ref <default branch> --description "CodeAlmanac garden"',
+      "",
+    ]);
+    const json = box.run(["automation", "ci", "--provider", "gitlab", "--json"]).json<Record<string, unknown>>();
+    expect(json).toMatchObject({ provider: "gitlab", path: ".gitlab-ci.yml", secret: "OPENAI_API_KEY", token_variable: "CODEALMANAC_GITLAB_TOKEN", drift_check: null });
+    const drift = box.run(["automation", "ci", "--provider", "gitlab", "--workflow", "drift"]);
+    expect([drift.code, drift.stdout, drift.stderr]).toEqual([1, "", "codealmanac: --workflow drift needs --provider github; gitlab has no drift check\n"]);
+  });
+
+  test("--help says what each provider needs, how --every is read, and what is printed where", () => {
+    const help = schedulerBox().run(["automation", "ci", "--help"]);
+    expect(help.code).toBe(0);
+    for (const text of [
+      "github (a GitHub Actions workflow) or",
+      '"Allow GitHub Actions\n          to create and approve pull requests"',
+      "22 for Claude Code, 20 for Codex",
+      "CODEALMANAC_GITLAB_TOKEN",
+      "Build →\n          Pipeline schedules (CI/CD → Schedules)",
+      "(4h, 6h)",
+      "gh\n          and the job's token",
+    ]) {
+      expect(help.stdout).toContain(text);
+    }
   });
 
   test("--workflow drift prints the pull-request drift check, which fails on stale pages with --drift-check fail", () => {
@@ -150,17 +204,20 @@ describe("automation ci", () => {
     expect(box.run(["automation", "ci", "--provider", "github", "--json", "--drift-check", "off"]).json<Out>().drift_check).toBeNull();
   });
 
-  test("an unknown provider or schedule is a one-line error naming the flag", () => {
+  test("an unknown provider, or an interval cron cannot run evenly, is a one-line error naming the flag (exit 1)", () => {
     const box = schedulerBox();
-    const provider = box.run(["automation", "ci", "--provider", "gitlab"]);
-    expect([provider.code, provider.stdout, provider.stderr]).toEqual([1, "", 'codealmanac: unknown --provider "gitlab" (expected github)\n']);
-    const every = box.run(["automation", "ci", "--provider", "github", "--every", "90m", "--json"]);
-    expect(every.code).toBe(1);
-    expect(JSON.parse(every.stderr)).toEqual({
-      error: {
-        code: "validation_failed",
-        message: 'invalid --every "90m": GitHub schedules run every 5 to 59 minutes, whole hours or whole days; give a cron expression for anything else',
-      },
+    const provider = box.run(["automation", "ci", "--provider", "jenkins"]);
+    expect([provider.code, provider.stdout, provider.stderr]).toEqual([1, "", 'codealmanac: unknown --provider "jenkins" (expected github, gitlab)\n']);
+    const every = box.run(["automation", "ci", "--provider", "github", "--every", "5h"]);
+    expect([every.code, every.stdout, every.stderr]).toEqual([
+      1,
+      "",
+      'codealmanac: invalid --every "5h": GitHub\'s cron cannot run every 5h evenly; nearest: 4h, 6h (or give a cron expression such as "17 3 * * *")\n',
+    ]);
+    const json = box.run(["automation", "ci", "--provider", "gitlab", "--every", "2d", "--json"]);
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stderr)).toEqual({
+      error: { code: "validation_failed", message: 'invalid --every "2d": GitLab\'s cron cannot run every 2d evenly; nearest: 1d, 7d (or give a cron expression such as "17 3 * * *")' },
     });
   });
 });

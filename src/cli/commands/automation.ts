@@ -3,7 +3,9 @@ import type { App } from "../../app.js";
 import { AUTOMATION_TASKS, type AutomationTask } from "../../automation/model.js";
 import { parseDuration } from "../../config/duration.js";
 import { invalid } from "../../core/errors.js";
-import { PREFERRED_HARNESS, type HarnessKind } from "../../harnesses/catalog.js";
+import { HARNESSES, HARNESS_KINDS, PREFERRED_HARNESS, type HarnessKind } from "../../harnesses/catalog.js";
+import { ciNodeMajor, harnessSecret } from "../../automation/ci-steps.js";
+import type { CiPlan } from "../../automation/ci.js";
 import type { DriftCheck } from "../../automation/ci-github.js";
 import type { CliContext } from "../context.js";
 import type { JsonOption, RegisterCommands } from "../kit.js";
@@ -24,15 +26,16 @@ export const registerAutomationCommands: RegisterCommands = (program, kit) => {
   kit.act(
     automation
       .command("ci")
-      .description("print a CI workflow that gardens this repository's wiki on a schedule and opens a pull request, or one that checks pull requests for drift")
-      .requiredOption("--provider <name>", "CI provider: github")
-      .addOption(new Option("--workflow <name>", "which workflow to print: the scheduled garden, or the pull-request drift check").choices(WORKFLOWS).default("garden" as const))
+      .description("print a CI file that gardens this repository's wiki on a schedule and proposes the changes for review, or a pull-request drift check")
+      .requiredOption("--provider <name>", "CI provider: github (a GitHub Actions workflow) or gitlab (a .gitlab-ci.yml job)")
+      .addOption(new Option("--workflow <name>", "which file to print: the scheduled garden, or the pull-request drift check (github)").choices(WORKFLOWS).default("garden" as const))
       .addOption(kit.using())
-      .option("--every <schedule>", 'how often: a duration (24h, 6h, 30m) or a cron expression ("17 3 * * *"); default 24h')
+      .option("--every <schedule>", 'how often: an interval cron runs evenly (5m–30m dividing an hour, 1h–12h dividing a day, 1d, 7d) or a cron expression ("17 3 * * *"); default 1d')
       .addOption(
         new Option("--drift-check <mode>", "the pull-request drift check: report in the job summary, also fail on stale pages, or none").choices(DRIFT_CHECK_MODES).default("report" as const),
       )
-      .addOption(kit.json()),
+      .addOption(kit.json())
+      .addHelpText("after", ciHelp),
     ci,
   );
   kit.act(
@@ -53,6 +56,39 @@ async function status(ctx: CliContext, app: App, [requested]: [string[]], opts: 
 }
 
 const WORKFLOWS = ["garden", "drift"] as const;
+
+/** The help's text, built when asked for, from the harness catalog's Node versions and keys. */
+const agentSecrets = (): string => HARNESS_KINDS.map(harnessSecret).join(" or ");
+const ciHelp = (): string => `
+The file goes to stdout and what to set up beside it to stderr; nothing is written.
+Both providers install this version of CodeAlmanac and the agent's CLI with the Node.js
+they need (${HARNESS_KINDS.map((k) => `${ciNodeMajor(k)} for ${HARNESSES[k].label}`).join(", ")}), garden with a temporary state root (the
+stale pages when drift finds some, else the whole wiki) and propose the changes under
+almanac/ on the branch codealmanac/garden.
+
+  github  .github/workflows/codealmanac-garden.yml. Needs the repository secret
+          ${agentSecrets()}, and the repository must let Actions
+          create pull requests: Settings → Actions → General → "Allow GitHub Actions
+          to create and approve pull requests". The pull request is opened with gh
+          and the job's token (no third-party action). --workflow drift prints the
+          pull-request check instead (.github/workflows/codealmanac-drift.yml).
+  gitlab  .gitlab-ci.yml: a job for scheduled pipelines that opens a merge request
+          through GitLab's API. Needs the CI/CD variables
+          ${agentSecrets()}, and CODEALMANAC_GITLAB_TOKEN: a project
+          access token with the Developer role and the api and write_repository
+          scopes. GitLab keeps schedules outside the file: create one in Build →
+          Pipeline schedules (CI/CD → Schedules) with the printed interval
+          pattern, timezone UTC.
+
+--every: cron has no "every N days", so an interval it cannot run evenly (5h, 2d)
+is refused with the nearest ones it can (4h, 6h); give a cron expression for any
+other schedule. Durations run at minute 17 and 03:00 UTC, weekly on Mondays.
+
+Examples:
+  ca automation ci --provider github --using claude
+  ca automation ci --provider gitlab --every 12h
+  ca automation ci --provider github --workflow drift --drift-check fail
+`;
 // Listed here, not imported: the CI module loads only when `ci` runs.
 const DRIFT_CHECK_MODES = ["report", "fail", "off"] as const satisfies readonly DriftCheck[];
 
@@ -62,31 +98,35 @@ async function ci(
   _args: [],
   opts: JsonOption & { provider: string; workflow: (typeof WORKFLOWS)[number]; using?: HarnessKind; every?: string; driftCheck: DriftCheck },
 ): Promise<void> {
-  const { CI_PROVIDERS, githubDriftWorkflow, githubGardenWorkflow } = await import("../../automation/ci-github.js");
-  const provider = CI_PROVIDERS.find((p) => p === opts.provider);
-  if (provider === undefined) throw invalid(`unknown --provider "${opts.provider}" (expected ${CI_PROVIDERS.join(", ")})`);
-  const workflow = githubGardenWorkflow(opts.using ?? PREFERRED_HARNESS, opts.every);
-  const drift = opts.driftCheck === "off" ? null : githubDriftWorkflow(opts.driftCheck);
-  if (opts.json) {
-    return ctx.json({
-      provider,
-      path: workflow.path,
-      harness: workflow.harness,
-      schedule: workflow.schedule,
-      secret: workflow.secret,
-      workflow: workflow.text,
-      drift_check: drift === null ? null : { path: drift.path, fail_on: drift.failOn, workflow: drift.text },
-    });
-  }
+  const { ciPlan } = await import("../../automation/ci.js");
+  const plan = ciPlan({ provider: opts.provider, harness: opts.using ?? PREFERRED_HARNESS, every: opts.every, driftCheck: opts.driftCheck });
+  if (opts.json) return ctx.json(ciJson(plan));
   if (opts.workflow === "drift") {
-    if (drift === null) throw invalid("--workflow drift needs a drift check; --drift-check off leaves none to print");
-    ctx.write(drift.text);
-    return ctx.writeErr(`codealmanac: save this as ${drift.path}; it needs no secret\n`);
+    if (plan.provider !== "github") throw invalid(`--workflow drift needs --provider github; ${plan.provider} has no drift check`);
+    if (plan.drift === null) throw invalid("--workflow drift needs a drift check; --drift-check off leaves none to print");
+    ctx.write(plan.drift.text);
+    return writeNotes(ctx, plan.drift.notes);
   }
-  ctx.write(workflow.text);
-  ctx.writeErr(
-    `codealmanac: save this as ${workflow.path} and add the repository secret ${workflow.secret} (Settings → Secrets and variables → Actions)\n`,
-  );
+  ctx.write(plan.text);
+  writeNotes(ctx, plan.notes);
+}
+
+function ciJson(plan: CiPlan) {
+  return {
+    provider: plan.provider,
+    path: plan.path,
+    harness: plan.harness,
+    schedule: plan.schedule,
+    secret: plan.secret,
+    token_variable: plan.tokenVariable,
+    workflow: plan.text,
+    notes: plan.notes,
+    drift_check: plan.drift === null ? null : { path: plan.drift.path, fail_on: plan.drift.failOn, workflow: plan.drift.text },
+  };
+}
+
+function writeNotes(ctx: CliContext, notes: string[]): void {
+  for (const note of notes) ctx.writeErr(`codealmanac: ${note}\n`);
 }
 
 async function scheduled(ctx: CliContext, app: App, [name]: [string], opts: { every?: string }): Promise<void> {
