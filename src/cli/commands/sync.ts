@@ -13,7 +13,7 @@ type App_ = (typeof APPS)[number];
 export const registerSyncCommands: RegisterCommands = (program, kit) => {
   const from = () => new Option("--from <apps>", "transcripts of these agents only: claude, codex or claude,codex (default both)");
   const since = () =>
-    new Option("--since <when>", "take sessions never synced before back to this point: a duration (2d, 12h) or a date (2026-11-01)");
+    new Option("--since <when>", "take sessions never synced before back to this point: a duration (12h, 2d, 3w, 6mo, 2y) or a date (2026-11-01)");
   const sync = kit.act(
     program
       .command("sync")
@@ -86,15 +86,24 @@ export function parseApps(value: string | undefined): App_[] {
   return apps;
 }
 
+const DAY = 86_400_000;
+/** `m` is minutes, as everywhere else; a month is 30 days and a year 365, which is all a look-back window needs. */
+const SINCE_UNITS: Record<string, number> = {
+  m: 60_000, min: 60_000, mins: 60_000, minute: 60_000, minutes: 60_000,
+  h: 3_600_000, hour: 3_600_000, hours: 3_600_000,
+  d: DAY, day: DAY, days: DAY,
+  w: 7 * DAY, week: 7 * DAY, weeks: 7 * DAY,
+  mo: 30 * DAY, month: 30 * DAY, months: 30 * DAY,
+  y: 365 * DAY, year: 365 * DAY, years: 365 * DAY,
+};
+
 export function parseSince(value: string, now: number): number {
   const text = value.trim();
-  const span = /^(\d+(?:\.\d+)?)\s*(m|min|h|d|w)$/i.exec(text);
-  if (span) {
-    const unit = { m: 60_000, min: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }[span[2]!.toLowerCase() as "m"]!;
-    return now - Number(span[1]) * unit;
-  }
+  const span = /^(\d+(?:\.\d+)?)\s*([a-z]+)$/i.exec(text);
+  const unit = span ? SINCE_UNITS[span[2]!.toLowerCase()] : undefined;
+  if (span && unit !== undefined) return now - Number(span[1]) * unit;
   const date = /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(text) ? Date.parse(text) : NaN;
-  if (Number.isNaN(date)) throw invalid(`invalid --since "${value}" (expected a duration such as 2d or 12h, or a date such as 2026-11-01)`);
+  if (Number.isNaN(date)) throw invalid(`invalid --since "${value}" (expected a duration such as 12h, 2d, 3w, 6mo or 2y, or a date such as 2026-11-01)`);
   if (date > now) throw invalid(`--since ${value} is in the future`);
   return date;
 }
