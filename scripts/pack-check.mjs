@@ -6,6 +6,7 @@
 // Exits 1 with one line per problem. Run by .ci/run after the tests; described in
 // almanac/guides/packaging.md.
 import { spawn, spawnSync } from "node:child_process";
+import { builtinModules, createRequire } from "node:module";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { performance } from "node:perf_hooks";
@@ -51,6 +52,7 @@ async function main() {
   const tarball = timed("pack", () => pack(npmEnv));
   if (problems.length > 0) return;
   timed("install", () => install(npmEnv, tarball));
+  checkBundleRequires();
   const env = productEnvironment();
   timed("version", () => checkVersion(env));
   await timedAsync("read", () => checkReads(env));
@@ -104,6 +106,43 @@ function install(env, tarball) {
   if (!existsSync(join(installed, "node_modules", "better-sqlite3", "build", "Release", "better_sqlite3.node"))) {
     throw new Error("the install has no better-sqlite3 addon (its install script did not build or download it)");
   }
+}
+
+/**
+ * esbuild bundles every package but the ones it is told to leave out, so the bundle's
+ * `require("<package>")` calls are all the runtime loads from node_modules: each must
+ * resolve inside the install (the runtime dependencies, and what they depend on).
+ */
+function checkBundleRequires() {
+  const installed = installedPackage();
+  const requireFromBundle = createRequire(join(installed, "dist", "bin.js"));
+  const builtins = new Set(builtinModules);
+  const wanted = new Set();
+  for (const file of jsFiles(join(installed, "dist"))) {
+    // A bare require() outside a string (ajv keeps `'require("ajv/...")'` as code it generates),
+    // esbuild's __require, or createRequire(…).resolve (the SQLite addon, src/core/sqlite.ts).
+    const pattern = /(?<![\w$.'"`])require\("([^"]+)"\)|\.__require\)\("([^"]+)"\)|\)\.resolve\("([^"]+)"\)/g;
+    for (const match of readFileSync(file, "utf8").matchAll(pattern)) {
+      const spec = match[1] ?? match[2] ?? match[3];
+      if (!spec.startsWith(".") && !spec.startsWith("node:") && !builtins.has(spec)) wanted.add(spec);
+    }
+  }
+  for (const spec of wanted) {
+    try {
+      requireFromBundle.resolve(spec);
+    } catch {
+      problems.push(`the bundle requires ${spec}, which the install cannot resolve (add it to dependencies, or bundle it)`);
+    }
+  }
+  console.log(`pack-check: the bundle loads ${[...wanted].sort().join(", ") || "nothing"} from node_modules`);
+}
+
+function jsFiles(dir) {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return jsFiles(path);
+    return entry.name.endsWith(".js") ? [path] : [];
+  });
 }
 
 function installedPackage() {
