@@ -175,6 +175,17 @@ describe("sync", () => {
     expect(since.code).toBe(1);
     expect(since.stderr).toMatch(/^codealmanac: invalid --since "yesterday"/);
   });
+
+  it("--since reaches back in months and years, and says the window it used", () => {
+    for (const [value, days] of [["2y", 730], ["6mo", 180], ["3 weeks", 21], ["90m", 90 / 1440]] as const) {
+      const before = Date.now();
+      const summary = box.run(["sync", "status", "--since", value, "--json"], { cwd: box.dir }).json<{ since: string }>();
+      const after = Date.now();
+      const since = Date.parse(summary.since) + days * 86_400_000;
+      expect(since).toBeGreaterThanOrEqual(before - 1);
+      expect(since).toBeLessThanOrEqual(after + 1);
+    }
+  });
 });
 
 describe("sync through a real worker", () => {
