@@ -48,7 +48,8 @@ function frontmatterMapping(split: FrontmatterSplit, problems: PageProblem[]): M
   }
   const js = yamlValue(parsed);
   if ("error" in js) {
-    problems.push(frontmatterProblem(`front matter is not valid YAML: ${js.error}`, null));
+    const at = js.line === undefined ? null : fileLine(js.line);
+    problems.push(frontmatterProblem(`front matter is not valid YAML${at === null ? "" : ` (line ${at})`}: ${js.error}`, at));
     return null;
   }
   // An empty block (or one holding only comments) simply carries no metadata.

@@ -120,6 +120,19 @@ describe("a wiki with every kind of bad file keeps working", () => {
 describe("bad files heal as they are fixed", () => {
   const fresh = freshSandboxes();
 
+  test("a front matter key that is a list reaches the user as a page problem, never as a library's Node warning", () => {
+    const box = fresh();
+    const repo = writeWiki(join(box.dir, "repo"), {
+      "odd.md": "---\ntitle: Odd\ntopics: [concepts]\n? [a, b]\n: 1\n---\n\nThe quokka page.\n",
+    });
+    const show = box.run(["show", "odd"], { cwd: repo });
+    const validate = box.run(["validate", "--json"], { cwd: repo });
+    for (const result of [show, validate]) expect(result.stderr).not.toMatch(/Warning|stringified/);
+    const issues = validate.json<{ issues: Issue[] }>().issues;
+    expect(issues).toContainEqual(expect.objectContaining({ category: "frontmatter_invalid", severity: "error", page: "odd" }));
+    expect(validate.stdout).toContain("front matter is not valid YAML (line 4): a key is a mapping or a list; keys must be plain text");
+  });
+
   test("fixing an undecodable page indexes it on the next read", () => {
     const box = fresh();
     const repo = writeWiki(join(box.dir, "repo"), {});
