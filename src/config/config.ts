@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { invalid } from "../core/errors.js";
 import { AUTOMATION_TASKS, DEFAULT_EVERY_MS, type AutomationTask, type TaskSettings } from "../automation/model.js";
 import type { HarnessKind } from "../harnesses/catalog.js";
-import { parseDuration } from "./duration.js";
+import { formatDuration, parseDuration } from "./duration.js";
 import { checkConfigText, configError, type ConfigFileData } from "./schema.js";
 
 export interface Config {
@@ -64,6 +64,17 @@ export function configFromFile(file: ConfigFileData): Config {
     ) as Record<AutomationTask, TaskSettings>,
     privacy: { redact: file.privacy?.redact ?? [], exclude: file.privacy?.exclude ?? [] },
   };
+}
+
+/**
+ * Settings that are valid one by one but do not make sense together: an idle timeout longer
+ * than the run timeout can never fire, so the run timeout stops a silent agent first.
+ */
+export function configWarnings(config: Config): string[] {
+  if (config.runIdleTimeoutMs <= config.runTimeoutMs) return [];
+  return [
+    `runs.idle_timeout (${formatDuration(config.runIdleTimeoutMs)}) is longer than runs.timeout (${formatDuration(config.runTimeoutMs)}), so it never fires: a silent agent is stopped by the run timeout first`,
+  ];
 }
 
 /** The schema has already checked that a present duration parses. */

@@ -1,7 +1,7 @@
 import { invalid } from "../core/errors.js";
 import { AUTOMATION_TASKS, type Automation } from "../automation/model.js";
 import type { HarnessKind } from "../harnesses/catalog.js";
-import { configFromFile, readConfigText, type Config } from "./config.js";
+import { configFromFile, configWarnings, readConfigText, type Config } from "./config.js";
 import { writeConfigAtomically } from "./file.js";
 import {
   automationTaskOf,
@@ -70,12 +70,15 @@ export interface ConfigChange {
   cleared: ClearedKey[];
   /** Set for `automation.<task>.*` keys: the schedule reconciled with the new settings. */
   automation: ScheduleOutcome | null;
+  /** What is odd about the resulting settings as a whole (see `configWarnings`). */
+  warnings: string[];
 }
 
 export interface ApplyReport {
   path: string;
   config: Config;
   automation: ScheduleOutcome[];
+  warnings: string[];
 }
 
 interface Snapshot {
@@ -148,7 +151,7 @@ export class ConfigEditor {
     const automation: ScheduleOutcome[] = [];
     // One after another: schedulers such as crontab are read, changed and written back whole.
     for (const task of AUTOMATION_TASKS) automation.push(await reconcileTask(this.deps.automation, task, config.automation[task]));
-    return { path: this.path, config, automation };
+    return { path: this.path, config, automation, warnings: configWarnings(config) };
   }
 
   /** Reads, edits and writes under `exclusive`; the schedule is reconciled after the lock is let go. */
@@ -163,8 +166,10 @@ export class ConfigEditor {
       return this.write(key, verb, before, edit);
     });
     const task = automationTaskOf(key);
-    const automation = task ? await reconcileTask(this.deps.automation, task, configFromFile(result.data).automation[task]) : null;
-    return { path: this.path, key, value: displayValue(result.data, keySpec(key)), written: result.written, cleared: result.cleared, automation };
+    const config = configFromFile(result.data);
+    const automation = task ? await reconcileTask(this.deps.automation, task, config.automation[task]) : null;
+    const value = displayValue(result.data, keySpec(key));
+    return { path: this.path, key, value, written: result.written, cleared: result.cleared, automation, warnings: configWarnings(config) };
   }
 
   private write(key: ConfigKey, verb: "set" | "unset", before: Snapshot, edit: Edit): Written {

@@ -47,7 +47,8 @@ export function removeKey(text: string, table: string | null, name: string): str
   lines.splice(at, 1);
   const shrunk = { ...section, end: section.end - 1 };
   let end = ownEnd(lines, shrunk);
-  if (section.header < 0 || !lines.slice(section.start, end).every(isBlank)) return doc.join(lines);
+  if (section.header < 0) return doc.join(withoutLeadingBlanks(lines, shrunk));
+  if (!lines.slice(section.start, end).every(isBlank)) return doc.join(lines);
   // A comment left standing above the removed header keeps its blank line to what follows.
   const commentAbove = section.header > 0 && !isBlank(lines[section.header - 1]!);
   if (commentAbove && end > section.start && isBlank(lines[end - 1]!)) end--;
@@ -56,6 +57,15 @@ export function removeKey(text: string, table: string | null, name: string): str
 }
 
 /** A JSON string is a TOML basic string; a list of them is written on one line. */
+/**
+ * When the top level holds nothing but blank lines before the first table, those lines go:
+ * they were the spacer `setKey` put after the key just removed.
+ */
+function withoutLeadingBlanks(lines: string[], top: Section): string[] {
+  if (top.end >= lines.length || !lines.slice(0, top.end).every(isBlank)) return lines;
+  return lines.slice(top.end);
+}
+
 export function tomlScalar(value: TomlScalar): string {
   if (typeof value === "boolean") return String(value);
   return typeof value === "string" ? JSON.stringify(value) : `[${value.map((item) => JSON.stringify(item)).join(", ")}]`;

@@ -146,6 +146,7 @@ describe("config set and unset", () => {
       value: "claude",
       written: true,
       cleared: [],
+      warnings: [],
       automation: null,
     });
   });
@@ -249,6 +250,7 @@ describe("automation keys reconcile the schedule", () => {
       value: "false",
       written: true,
       cleared: [],
+      warnings: [],
       automation: { task: "sync", enabled: false, interval: "PT2H", scheduler: "cron", location: "crontab", changed: true, error: null },
     });
     expect(existsSync(crontab) ? readFileSync(crontab, "utf8") : "").not.toMatch(/\bsync\b/);
@@ -264,14 +266,35 @@ describe("automation keys reconcile the schedule", () => {
     expect(result.code).toBe(1);
     expect(result.stdout).toBe("config: automation.garden.every = 12h\n");
     const lines = result.stderr.split("\n").filter((l) => l !== "");
-    expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/^codealmanac: garden: schedule not updated: .*permission denied.*; config\.toml is saved, run `codealmanac config apply` to retry$/);
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(/^codealmanac: garden: schedule not updated: .*permission denied/);
+    expect(lines[1]).toBe("  fix: config.toml is saved; once the scheduler works, run `codealmanac config apply` to install the schedules");
+
+    // apply says the file is valid, not "applied", with the same failure lines and exit code.
+    const apply = ca(["config", "apply"], env);
+    expect(apply.code).toBe(1);
+    expect(apply.stdout).toBe(`config: ${file} is valid\n`);
+    expect(apply.stderr.split("\n").filter((l) => l !== "")).toEqual([
+      expect.stringMatching(/^codealmanac: sync: schedule not updated: .*permission denied/),
+      expect.stringMatching(/^codealmanac: garden: schedule not updated: .*permission denied/),
+      lines[1],
+    ]);
     expect(readFileSync(file, "utf8")).toBe('[automation.garden]\nevery = "12h"\n');
 
     const json = ca(["config", "set", "automation.garden.every", "6h", "--json"], env);
     expect(json.code).toBe(1);
     expect(json.json<{ automation: { error: string; scheduler: null } }>().automation).toMatchObject({ scheduler: null, error: expect.stringMatching(/permission denied/) });
     expect(JSON.parse(json.stderr).error.code).toBe("execution_failed");
+  });
+
+  test("an idle timeout longer than the run timeout is saved with a warning that it never fires", () => {
+    const { ca } = fresh();
+    const set = ca(["config", "set", "runs.idle_timeout", "1d"]);
+    expect(set.code).toBe(0);
+    expect(set.stdout).toBe("config: runs.idle_timeout = 24h\n");
+    expect(set.stderr).toBe("codealmanac: warning: runs.idle_timeout (24h) is longer than runs.timeout (90m), so it never fires: a silent agent is stopped by the run timeout first\n");
+    expect(ca(["config", "set", "runs.timeout", "2d", "--json"]).json()).toMatchObject({ warnings: [] });
+    expect(ca(["config", "apply", "--json"]).json()).toMatchObject({ warnings: [] });
   });
 
   test("apply validates the hand-edited file and reconciles every task", () => {
@@ -286,6 +309,7 @@ describe("automation keys reconcile the schedule", () => {
         { task: "sync", enabled: true, interval: "PT5H", scheduler: "cron", location: "crontab", changed: false, error: null },
         { task: "garden", enabled: false, interval: "PT24H", scheduler: "cron", location: "crontab", changed: true, error: null },
       ],
+      warnings: [],
     });
     expect(readFileSync(crontab, "utf8")).toMatch(/\bsync\b/);
     expect(readFileSync(crontab, "utf8")).not.toMatch(/\bgarden\b/);

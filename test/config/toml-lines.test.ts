@@ -61,6 +61,14 @@ describe("removeKey", () => {
     expect(removeKey(COMMENTED, null, "auto_commit")).toBe(COMMENTED.replace("auto_commit = true  # agents may commit\n", ""));
   });
 
+  test("a top-level key set and then removed leaves no blank first line", () => {
+    const tables = '[runs]\ntimeout = "2h"\n';
+    const set = setKey(tables, null, "auto_commit", false);
+    expect(set).toBe(`auto_commit = false\n\n${tables}`);
+    expect(removeKey(set, null, "auto_commit")).toBe(tables);
+    expect(removeKey("# mine\nauto_commit = false\n\n[runs]\n", null, "auto_commit")).toBe("# mine\n\n[runs]\n");
+  });
+
   test("an emptied table loses its header; its neighbours' comments stay", () => {
     expect(removeKey(COMMENTED, "automation.sync", "enabled")).toBe(
       ["# codealmanac settings, kept by hand", "auto_commit = true  # agents may commit", "", "# which agent runs", "[harness]", 'default = "claude" # chosen 2024', "", "# schedules", ""].join("\n"),

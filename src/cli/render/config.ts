@@ -36,11 +36,12 @@ export function changeJson(change: ConfigChange) {
     written: change.written,
     cleared: change.cleared,
     automation: change.automation ? scheduleJson(change.automation) : null,
+    warnings: change.warnings,
   };
 }
 
 export function applyJson(report: ApplyReport) {
-  return { path: report.path, automation: report.automation.map(scheduleJson) };
+  return { path: report.path, automation: report.automation.map(scheduleJson), warnings: report.warnings };
 }
 
 export function renderSet(ctx: CliContext, change: ConfigChange): void {
@@ -61,11 +62,19 @@ function renderChange(ctx: CliContext, change: ConfigChange, headline: string): 
   }
   if (change.automation?.result) lines.push(scheduleLine(change.automation));
   ctx.write(lines.join("\n") + "\n");
+  renderWarnings(ctx, change.warnings);
 }
 
+/** `config applied` only when every schedule now matches; otherwise what was checked, and the failures follow on stderr. */
 export function renderApply(ctx: CliContext, report: ApplyReport): void {
-  const lines = ["config applied", ...report.automation.filter((o) => o.result).map((o) => `  ${scheduleLine(o)}`)];
+  const failed = report.automation.some((o) => o.error !== null);
+  const lines = [failed ? `config: ${report.path} is valid` : "config applied", ...report.automation.filter((o) => o.result).map((o) => `  ${scheduleLine(o)}`)];
   ctx.write(lines.join("\n") + "\n");
+  renderWarnings(ctx, report.warnings);
+}
+
+function renderWarnings(ctx: CliContext, warnings: readonly string[]): void {
+  for (const warning of warnings) ctx.writeErr(`codealmanac: warning: ${warning}\n`);
 }
 
 const SCHEDULER_LABEL: Record<SchedulerKind, string> = {
@@ -82,16 +91,18 @@ export function scheduleLine(outcome: ScheduleOutcome): string {
   return `${result.task}: ${result.changed ? "removed" : "off (no schedule installed)"}`;
 }
 
+/** The one fix for a schedule that could not be updated, whichever command saved the settings. */
+export const SCHEDULE_FIX = "config.toml is saved; once the scheduler works, run `codealmanac config apply` to install the schedules";
+
 /**
- * A scheduler that failed after config.toml was saved: each failure on its own line (one
- * JSON error object under --json), exit 1, and the user told what was kept.
+ * Schedules that failed after config.toml was saved, the same for `config set`, `config
+ * apply` and `setup`: stdout said what was saved; here each failure gets its own line, then
+ * one fix line (one JSON error object under --json), and the exit code is 1.
  */
-export function reportScheduleFailures(ctx: CliContext, outcomes: ScheduleOutcome[], json: boolean): void {
-  const failures = outcomes
-    .filter((o) => o.error !== null)
-    .map((o) => `${o.task}: schedule not updated: ${o.error}; config.toml is saved, run \`codealmanac config apply\` to retry`);
+export function reportScheduleFailures(ctx: CliContext, outcomes: readonly { task: string; error: string | null }[], json: boolean): void {
+  const failures = outcomes.filter((o) => o.error !== null).map((o) => `${o.task}: schedule not updated: ${o.error}`);
   if (failures.length === 0) return;
   ctx.exitCode = 1;
-  if (json) ctx.writeErr(JSON.stringify({ error: { code: "execution_failed", message: failures.join("; ") } }) + "\n");
-  else ctx.writeErr(failures.map((line) => `codealmanac: ${line}\n`).join(""));
+  if (json) ctx.writeErr(JSON.stringify({ error: { code: "execution_failed", message: failures.join("; "), fix: SCHEDULE_FIX } }) + "\n");
+  else ctx.writeErr([...failures.map((line) => `codealmanac: ${line}\n`), `  fix: ${SCHEDULE_FIX}\n`].join(""));
 }
