@@ -69,11 +69,19 @@ export async function stalePages(drift: DriftService, wiki: EvidenceSource): Pro
 }
 
 /** The index's health findings and the stale pages, which only drift (git) can find. */
-export type HealthFindings = HealthReport & { stale_pages: StalePage[] };
+/**
+ * The health report, its stale pages, and `other_findings`: every problem `validate` reports
+ * that has no section of its own here (undeclared topics, invalid front matter, secrets, …),
+ * so health never says all is well while validate disagrees.
+ */
+export type HealthFindings = HealthReport & { stale_pages: StalePage[]; other_findings: ValidationIssue[] };
 
-export async function healthFindings(drift: DriftService, index: WikiIndex): Promise<HealthFindings> {
+/** `extra`: issues the caller scanned for itself (`secret_found`, which needs the user's privacy rules). */
+export async function healthFindings(drift: DriftService, index: WikiIndex, extra: readonly ValidationIssue[] = []): Promise<HealthFindings> {
   const report = await index.health();
-  return { ...report, stale_pages: await stalePages(drift, index) };
+  const sections = new Set<string>([...Object.keys(report), "stale_pages"]);
+  const other = [...(await index.issues()), ...extra].filter((issue) => !sections.has(issue.category));
+  return { ...report, stale_pages: await stalePages(drift, index), other_findings: other };
 }
 
 /** The index's validation findings, then each stale page as a warning (so only `--strict` fails on them). */

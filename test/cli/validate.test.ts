@@ -36,6 +36,7 @@ const HEALTH_KEYS = [
   "unused_sources",
   "duplicate_sources",
   "stale_pages",
+  "other_findings",
 ];
 
 const good = (body = "Fine.") => page({ title: "Good", topics: ["concepts"], sources: [], body });
@@ -538,7 +539,7 @@ describe("validate", () => {
 describe("health", () => {
   const fresh = freshSandboxes();
 
-  test("a clean wiki: all ten keys, empty, exit 0", () => {
+  test("a clean wiki: all eleven keys, empty, exit 0", () => {
     const box = fresh();
     const repo = writeWiki(join(box.dir, "repo"), {});
     const run = expectOk(box.run(["health", "--json"], { cwd: repo }));
@@ -558,6 +559,7 @@ describe("health", () => {
         "unused-sources (0): ok",
         "duplicate-sources (0): ok",
         "stale-pages (0): ok",
+        "other-findings (0): ok",
       ].join("\n\n") + "\n",
     );
   });
@@ -579,7 +581,7 @@ describe("health", () => {
           ],
           body: "See [nowhere](nowhere) [@gone] [@dup] [@missing].",
         }),
-        "stub.md": page({ title: "Stub", topics: ["concepts"], sources: [], body: "# Stub" }),
+        "stub.md": page({ title: "Stub", topics: ["concepts", "ghost"], sources: [], body: "# Stub" }),
       },
       "topics:\n  - slug: concepts\n  - slug: empty-one\n",
     );
@@ -596,6 +598,8 @@ describe("health", () => {
       duplicate_sources: [{ slug: "refs", source_id: "dup" }],
       // Outside git only stamped evidence can be judged: unknown is not stale.
       stale_pages: [],
+      // What validate reports beyond these sections, so health never says all is well while validate warns.
+      other_findings: [{ category: "undeclared_topic", severity: "warning", message: "topic is not declared in topics.yaml: ghost", page: "stub", topic: "ghost", path: null }],
     });
     const human = expectOk(box.run(["health"], { cwd: repo }));
     expect(human.stdout).toBe(
@@ -610,6 +614,7 @@ describe("health", () => {
         "unused-sources (1):\n  refs lists idle (not cited)",
         "duplicate-sources (1):\n  refs repeats dup",
         "stale-pages (0): ok",
+        "other-findings (1):\n  stub  topic is not declared in topics.yaml: ghost (undeclared_topic)",
       ].join("\n\n") + "\n",
     );
     expect(human.stderr).toBe("");

@@ -223,7 +223,7 @@ describe("ca mcp tools", () => {
       empty_topics: ["unused"],
     });
     expect(data.total).toBe(3);
-    expect(data.findings.map((f) => f.kind)).toHaveLength(10);
+    expect(data.findings.map((f) => f.kind)).toHaveLength(11);
     expect(textOf(result)).toContain("Wiki repo: 3 findings.\norphans (1, pages without a topic):\n- guides/testing");
   });
 

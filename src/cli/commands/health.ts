@@ -19,7 +19,8 @@ export const registerHealthCommands: RegisterCommands = (program, { act, json, w
 };
 
 export async function health(ctx: CliContext, app: App, _args: [], opts: JsonOption & WikiOption): Promise<void> {
-  const report = await healthFindings(await app.drift(), openIndex(ctx, app, opts));
+  const index = openIndex(ctx, app, opts);
+  const report = await healthFindings(await app.drift(), index, await index.secretIssues(await app.privacyRules()));
   if (opts.json) return ctx.json(report);
   renderHealth(ctx, report);
 }

@@ -6,7 +6,7 @@ import { labelled } from "./table.js";
 
 type Row = Record<string, string>;
 
-const SECTIONS: { key: keyof HealthFindings; name: string; line: (r: Row, c: CliContext) => string }[] = [
+const SECTIONS: { key: Exclude<keyof HealthFindings, "other_findings">; name: string; line: (r: Row, c: CliContext) => string }[] = [
   { key: "orphans", name: "orphans", line: (r, c) => c.out.blue(r.slug!) },
   { key: "dead_refs", name: "dead-refs", line: (r, c) => `${c.out.blue(r.slug!)}  references ${r.path} ${c.out.dim("(missing)")}` },
   {
@@ -38,6 +38,12 @@ export function renderHealth(ctx: CliContext, report: HealthFindings): void {
     if (rows.length === 0) return `${s.bold(name)} ${s.green("(0): ok")}`;
     return [`${s.bold(name)} ${s.red(`(${rows.length})`)}:`, ...rows.map((r) => `  ${line(r, ctx)}`)].join("\n");
   });
+  const other = report.other_findings;
+  blocks.push(
+    other.length === 0
+      ? `${s.bold("other-findings")} ${s.green("(0): ok")}`
+      : [`${s.bold("other-findings")} ${s.red(`(${other.length})`)}:`, ...other.map((i) => `  ${s.blue(i.page ?? i.topic ?? i.path ?? "wiki")}  ${i.message} ${s.dim(`(${i.category})`)}`)].join("\n"),
+  );
   ctx.write(blocks.join("\n\n") + "\n");
 }
 

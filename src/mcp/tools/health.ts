@@ -20,6 +20,7 @@ const KINDS: { key: keyof HealthFindings; meaning: string; line: (r: Row) => str
   { key: "unused_sources", meaning: "listed sources the page never cites", line: (r) => `${r.slug} lists ${r.source_id}` },
   { key: "duplicate_sources", meaning: "sources listed twice", line: (r) => `${r.slug} repeats ${r.source_id}` },
   { key: "stale_pages", meaning: "pages whose cited code changed since they were verified", line: (r) => `${r.slug}: ${r.reason}` },
+  { key: "other_findings", meaning: "other problems validate reports (undeclared topics, invalid front matter, …)", line: (r) => `${r.page ?? r.topic ?? r.path ?? "wiki"}: ${r.message} (${r.category})` },
 ];
 
 const OUTPUT = z.object({
