@@ -132,12 +132,20 @@ describe("show", () => {
     expect(expectOk(run(["show", "guides/deploy", "--topics"])).stdout).toBe("concepts\nops\n");
   });
 
-  test("list views and --body print nothing when empty", () => {
-    for (const flag of ["--body", "--lead", "--links", "--backlinks", "--files", "--topics"]) {
+  test("list views and --body print nothing on stdout when empty; the list views say so on stderr", () => {
+    const said: Record<string, string> = {
+      "--body": "",
+      "--lead": "",
+      "--links": "codealmanac: empty: links to no other page\n",
+      "--backlinks": "codealmanac: empty: no page links here\n",
+      "--files": "codealmanac: empty: cites no repository files\n",
+      "--topics": "codealmanac: empty: has no topics\n",
+    };
+    for (const [flag, stderr] of Object.entries(said)) {
       const result = run(["show", "empty", flag]);
       expect(result.code, flag).toBe(0);
       expect(result.stdout, flag).toBe("");
-      expect(result.stderr, flag).toBe("");
+      expect(result.stderr, flag).toBe(stderr);
     }
   });
 

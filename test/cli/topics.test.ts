@@ -72,7 +72,7 @@ describe("topics: reading", () => {
         "TOPIC     PAGES      TITLE",
         "auth      (1 page)   Auth",
         "concepts  (2 pages)  Concepts",
-        "ops       (1 page)   Ops",
+        "ops       (1 page)   — (not declared in topics.yaml: `codealmanac topics create <slug>` declares it)",
         "security  (1 page)   Security",
         "tokens    (1 page)   Tokens",
         "",
@@ -85,11 +85,12 @@ describe("topics: reading", () => {
     const repo = authWiki(box);
     const topics = expectOk(box.run(["topics", "--json"], { cwd: repo })).json<Record<string, unknown>[]>();
     expect(topics).toEqual([
-      { slug: "auth", title: "Auth", description: null, parents: ["security"], children: ["tokens"], page_count: 1 },
-      { slug: "concepts", title: "Concepts", description: "Core ideas", parents: [], children: [], page_count: 2 },
-      { slug: "ops", title: "Ops", description: null, parents: [], children: [], page_count: 1 },
-      { slug: "security", title: "Security", description: null, parents: [], children: ["auth"], page_count: 1 },
-      { slug: "tokens", title: "Tokens", description: null, parents: ["auth"], children: [], page_count: 1 },
+      { slug: "auth", title: "Auth", declared: true, description: null, parents: ["security"], children: ["tokens"], page_count: 1 },
+      { slug: "concepts", title: "Concepts", declared: true, description: "Core ideas", parents: [], children: [], page_count: 2 },
+      // Only a page names it: its title is made from the slug, and it says so.
+      { slug: "ops", title: "Ops", declared: false, description: null, parents: [], children: [], page_count: 1 },
+      { slug: "security", title: "Security", declared: true, description: null, parents: [], children: ["auth"], page_count: 1 },
+      { slug: "tokens", title: "Tokens", declared: true, description: null, parents: ["auth"], children: [], page_count: 1 },
     ]);
   });
 
@@ -132,6 +133,7 @@ describe("topics: reading", () => {
     expect(json).toEqual({
       slug: "security",
       title: "Security",
+      declared: true,
       description: null,
       parents: [],
       children: ["auth"],
@@ -147,6 +149,7 @@ describe("topics: reading", () => {
     expect(json).toEqual({
       slug: "auth",
       title: "Auth",
+      declared: true,
       description: null,
       parents: ["security"],
       children: ["tokens"],

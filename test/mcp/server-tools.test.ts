@@ -196,10 +196,10 @@ describe("ca mcp tools", () => {
     expect(dataOf(graph)).toEqual({
       wiki: "repo",
       topics: [
-        { slug: "concepts", title: "Concepts", description: "Ideas the code is built on", parents: [], children: ["indexing", "queue"], page_count: 1 },
-        { slug: "indexing", title: "Indexing", description: null, parents: ["concepts"], children: [], page_count: 1 },
-        { slug: "queue", title: "Queue", description: null, parents: ["concepts"], children: [], page_count: 1 },
-        { slug: "unused", title: "Unused", description: null, parents: [], children: [], page_count: 0 },
+        { slug: "concepts", title: "Concepts", declared: true, description: "Ideas the code is built on", parents: [], children: ["indexing", "queue"], page_count: 1 },
+        { slug: "indexing", title: "Indexing", declared: true, description: null, parents: ["concepts"], children: [], page_count: 1 },
+        { slug: "queue", title: "Queue", declared: true, description: null, parents: ["concepts"], children: [], page_count: 1 },
+        { slug: "unused", title: "Unused", declared: true, description: null, parents: [], children: [], page_count: 0 },
       ],
     });
     expect(textOf(graph)).toContain("- indexing — Indexing (1 page) · under concepts");

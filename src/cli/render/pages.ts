@@ -42,8 +42,10 @@ export function renderPage(ctx: CliContext, view: PageView, flag: PageViewFlag |
 }
 
 function writePage(ctx: CliContext, view: PageView, flag: PageViewFlag | undefined, freshness: PageFreshness | null): void {
-  const list = (items: string[]) => {
+  // An empty list says so on stderr: stdout stays empty for scripts, a person is not left guessing.
+  const list = (items: string[], none: string) => {
     if (items.length > 0) ctx.write(items.join("\n") + "\n");
+    else ctx.writeErr(`codealmanac: ${view.slug}: ${none}\n`);
   };
   switch (flag) {
     case "body":
@@ -55,13 +57,13 @@ function writePage(ctx: CliContext, view: PageView, flag: PageViewFlag | undefin
       return;
     }
     case "links":
-      return list(view.page_links_out);
+      return list(view.page_links_out, "links to no other page");
     case "backlinks":
-      return list(view.page_links_in);
+      return list(view.page_links_in, "no page links here");
     case "files":
-      return list(view.file_refs.map((r) => r.path));
+      return list(view.file_refs.map((r) => r.path), "cites no repository files");
     case "topics":
-      return list(view.topics);
+      return list(view.topics, "has no topics");
     case "meta":
       ctx.write(metadata(ctx, view, null));
       return;

@@ -4,6 +4,9 @@ import type { TagChange, TopicChange } from "../../index/organize.js";
 import { labelled, renderTable } from "./table.js";
 import { EM_DASH, plural } from "./format.js";
 
+/** A topic pages name that topics.yaml does not declare has no title of its own to show. */
+const UNDECLARED = "— (not declared in topics.yaml: `codealmanac topics create <slug>` declares it)";
+
 export function renderTopics(ctx: CliContext, topics: TopicSummary[]): void {
   const s = ctx.out;
   if (topics.length === 0) {
@@ -13,7 +16,7 @@ export function renderTopics(ctx: CliContext, topics: TopicSummary[]): void {
   ctx.write(
     renderTable(
       ["TOPIC", "PAGES", "TITLE"],
-      topics.map((t) => [s.blue(t.slug), s.dim(`(${plural(t.page_count, "page")})`), t.title]),
+      topics.map((t) => [s.blue(t.slug), s.dim(`(${plural(t.page_count, "page")})`), t.declared ? t.title : s.dim(UNDECLARED)]),
       s,
     ),
   );
@@ -24,7 +27,7 @@ export function renderTopicDetail(ctx: CliContext, topic: TopicDetail): void {
   const line = (label: string, value: string) => labelled(label, value, 14, s);
   const out = [
     line("slug", s.blue(topic.slug)),
-    line("title", topic.title),
+    line("title", topic.declared ? topic.title : s.dim(UNDECLARED)),
     line("description", topic.description ?? EM_DASH),
     line("parents", topic.parents.length > 0 ? topic.parents.join(", ") : EM_DASH),
     line("children", topic.children.length > 0 ? topic.children.join(", ") : EM_DASH),

@@ -5,7 +5,10 @@ import { descendantsOf } from "./topic-graph.js";
 
 export interface TopicSummary {
   slug: string;
+  /** For a topic pages use but topics.yaml does not declare, a title made from the slug. */
   title: string;
+  /** False for a topic only pages name (validate's `undeclared_topic`). */
+  declared: boolean;
   description: string | null;
   parents: string[];
   children: string[];
@@ -15,6 +18,7 @@ export interface TopicSummary {
 export interface TopicDetail {
   slug: string;
   title: string;
+  declared: boolean;
   description: string | null;
   parents: string[];
   children: string[];
@@ -23,11 +27,7 @@ export interface TopicDetail {
 }
 
 export function listTopics(db: Db): TopicSummary[] {
-  const topics = db.prepare("SELECT slug, title, description FROM topics ORDER BY slug").all() as {
-    slug: string;
-    title: string;
-    description: string | null;
-  }[];
+  const topics = (db.prepare("SELECT slug, title, description, declared FROM topics ORDER BY slug").all() as TopicRow[]).map(withDeclared);
   const counts = new Map(
     (db.prepare("SELECT topic, COUNT(*) AS n FROM page_topics GROUP BY topic").all() as { topic: string; n: number }[]).map(
       (r) => [r.topic, r.n],
@@ -53,10 +53,9 @@ export function listTopics(db: Db): TopicSummary[] {
 
 export function showTopic(db: Db, input: string, withDescendants: boolean): TopicDetail {
   const slug = topicSlug(input);
-  const topic = db.prepare("SELECT slug, title, description FROM topics WHERE slug = ?").get(slug) as
-    | { slug: string; title: string; description: string | null }
-    | undefined;
-  if (!topic) throw notFound("topic", input.trim());
+  const row = db.prepare("SELECT slug, title, description, declared FROM topics WHERE slug = ?").get(slug) as TopicRow | undefined;
+  if (!row) throw notFound("topic", input.trim());
+  const topic = withDeclared(row);
   const parents = db.prepare("SELECT parent FROM topic_parents WHERE child = ? ORDER BY parent").pluck().all(slug) as string[];
   const children = db.prepare("SELECT child FROM topic_parents WHERE parent = ? ORDER BY child").pluck().all(slug) as string[];
   const family = withDescendants ? [slug, ...descendantsOf(db, slug)] : [slug];
@@ -67,6 +66,17 @@ export function showTopic(db: Db, input: string, withDescendants: boolean): Topi
     .pluck()
     .all(JSON.stringify(family)) as string[];
   return { ...topic, parents, children, pages, includes_descendants: withDescendants };
+}
+
+interface TopicRow {
+  slug: string;
+  title: string;
+  description: string | null;
+  declared: number;
+}
+
+function withDeclared(row: TopicRow) {
+  return { slug: row.slug, title: row.title, declared: row.declared === 1, description: row.description };
 }
 
 export function topicExists(db: Db, slug: string): boolean {

@@ -19,7 +19,8 @@ const INPUT = z.strictObject({
 
 const TopicSchema = z.object({
   slug: z.string(),
-  title: z.string(),
+  title: z.string().check(z.describe("for an undeclared topic, made from its slug")),
+  declared: z.boolean().check(z.describe("false when pages use the topic but topics.yaml does not declare it")),
   description: z.nullable(z.string()),
   parents: z.array(z.string()),
   children: z.array(z.string()),
@@ -28,7 +29,8 @@ const TopicSchema = z.object({
 
 const TopicDetailSchema = z.object({
   slug: z.string(),
-  title: z.string(),
+  title: z.string().check(z.describe("for an undeclared topic, made from its slug")),
+  declared: z.boolean().check(z.describe("false when pages use the topic but topics.yaml does not declare it")),
   description: z.nullable(z.string()),
   parents: z.array(z.string()),
   children: z.array(z.string()),
@@ -87,7 +89,8 @@ function graphText(data: TopicsOutput): string {
   const lines = [`${count(topics.length, "topic")} in wiki ${data.wiki} (slug — title, pages, parents):`];
   for (const t of topics) {
     const parents = t.parents.length > 0 ? ` · under ${t.parents.join(", ")}` : "";
-    lines.push(`- ${t.slug} — ${t.title} (${count(t.page_count, "page")})${parents}${t.description ? `: ${t.description}` : ""}`);
+    const title = t.declared ? t.title : "(not declared in topics.yaml)";
+    lines.push(`- ${t.slug} — ${title} (${count(t.page_count, "page")})${parents}${t.description ? `: ${t.description}` : ""}`);
   }
   return lines.join("\n");
 }
