@@ -4,7 +4,7 @@ import { dirname, join } from "node:path";
 import { indexPath, statePaths, type StatePaths } from "./core/paths.js";
 import { trace } from "./core/trace.js";
 import { requireQueueSupport } from "./core/platform.js";
-import { openDatabase, type Db } from "./core/sqlite.js";
+import { ForeignDatabaseError, openDatabase, type Db } from "./core/sqlite.js";
 import { repositoryMigrations } from "./repositories/schema.js";
 import { RepositoryStore } from "./repositories/store.js";
 import { RepositoriesService } from "./repositories/service.js";
@@ -35,6 +35,10 @@ import type { GardenTarget } from "./automation/garden.js";
 import type { Repository } from "./repositories/model.js";
 import type { SyncService } from "./sync/service.js";
 import { syncMigrations } from "./sync/schema.js";
+import { isPythonLedger } from "./setup/python/ledger.js";
+import { adoptPythonLedger } from "./setup/python/adopt.js";
+
+const STATE_MIGRATIONS = [...repositoryMigrations, ...runMigrations, ...syncMigrations];
 
 export interface AppOptions {
   env: NodeJS.ProcessEnv;
@@ -96,15 +100,36 @@ export class App {
     if (this.db) return this.db;
     trace("state database: opening");
     try {
-      this.db = openDatabase(this.paths.database, {
-        migrations: [...repositoryMigrations, ...runMigrations, ...syncMigrations],
-        onNewerSchema: "refuse",
-      });
+      this.db = this.openStateDatabase();
       this.recovery = this.repositories.recoverLostRegistrations();
     } catch (error) {
       throw this.explainFailure(error);
     }
     return this.db;
+  }
+
+  /**
+   * Opens our state database. The Python CodeAlmanac's, found under the same name, is first
+   * moved aside, its registrations and run history carried over (setup/python/adopt.ts).
+   */
+  private openStateDatabase(): Db {
+    const open = (file: string) =>
+      openDatabase(file, { migrations: STATE_MIGRATIONS, onNewerSchema: "refuse", isForeign: isPythonLedger });
+    try {
+      return open(this.paths.database);
+    } catch (error) {
+      if (!(error instanceof ForeignDatabaseError)) throw error;
+    }
+    adoptPythonLedger({
+      database: this.paths.database,
+      openOurs: open,
+      importInto: (db, ledger) => ({
+        repositories: new RepositoryStore(db).restoreRegistrations(ledger.repositories.map((r) => ({ ...r, explicit: false, now: r.registeredAt }))).length,
+        runs: new RunStore(db).importHistory(ledger.runs),
+      }),
+      notice: this.options.notice,
+    });
+    return open(this.paths.database);
   }
 
   /** What the first open of the state database found missing from the registry and restored. */

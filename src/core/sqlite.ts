@@ -17,20 +17,41 @@ export interface OpenOptions {
   /** What to do when the file was written by a newer schema than we know. */
   onNewerSchema: "refuse" | "recreate";
   busyTimeoutMs?: number;
+  /**
+   * Whether a file with no schema version of ours holds tables another program made. Such
+   * a file is closed untouched (not even switched to WAL) and ForeignDatabaseError thrown,
+   * for the caller to move it aside; without the option it is migrated like an empty file.
+   */
+  isForeign?: (db: Db) => boolean;
+}
+
+/** The file at `file` was written by another program; nothing in it was changed. */
+export class ForeignDatabaseError extends Error {
+  constructor(readonly file: string) {
+    super(`${file} was written by another program`);
+  }
 }
 
 /**
  * Opens a SQLite file in WAL mode with a busy timeout and brings its schema up to
  * date. Migrations run inside BEGIN IMMEDIATE and re-read user_version there, so two
- * processes opening a fresh file at once never interleave their DDL.
+ * processes opening a fresh file at once never interleave their DDL. The version is read
+ * before the switch to WAL, so a foreign file (see `isForeign`) is left in its journal mode
+ * and never gets side files of ours.
  */
 export function openDatabase(file: string, options: OpenOptions): Db {
   requireDistinctVersions(options.migrations);
   mkdirSync(dirname(file), { recursive: true });
   const db = new Database(file, nativeBinding());
-  configure(db, options.busyTimeoutMs ?? 10_000);
+  const busyTimeoutMs = options.busyTimeoutMs ?? 10_000;
+  db.pragma(`busy_timeout = ${busyTimeoutMs}`);
   const latest = options.migrations.reduce((max, m) => Math.max(max, m.version), 0);
   const current = db.pragma("user_version", { simple: true }) as number;
+  if (current === 0 && current !== latest && options.isForeign?.(db)) {
+    db.close();
+    throw new ForeignDatabaseError(file);
+  }
+  configure(db, busyTimeoutMs);
   if (current === latest) return db;
   if (current > latest) {
     if (options.onNewerSchema === "refuse") {
@@ -63,7 +84,6 @@ function nativeBinding(): { nativeBinding?: string } {
 }
 
 function configure(db: Db, busyTimeoutMs: number): void {
-  db.pragma(`busy_timeout = ${busyTimeoutMs}`);
   // Processes switching a brand-new file to WAL at the same moment can deadlock on its
   // locks; SQLite then answers SQLITE_BUSY at once instead of calling the busy handler.
   retryWhileBusy(() => db.pragma("journal_mode = WAL"), busyTimeoutMs);
@@ -218,4 +238,35 @@ let sleeper: Int32Array | undefined;
 
 function sleepSync(ms: number): void {
   Atomics.wait((sleeper ??= new Int32Array(new SharedArrayBuffer(4))), 0, 0, ms);
+}
+
+/**
+ * Opens an existing database file as it is: no journal mode switch and no migrations, for
+ * reading (and converting) a file another program wrote. Throws when the file is missing.
+ */
+export function openExistingDatabase(file: string, busyTimeoutMs: number): Db {
+  const db = new Database(file, { ...nativeBinding(), fileMustExist: true });
+  db.pragma(`busy_timeout = ${busyTimeoutMs}`);
+  return db;
+}
+
+/**
+ * Runs `body` while holding an exclusive lock on the SQLite file `lockFile` (made if
+ * missing): a mutex between processes that waits in SQLite's busy handler, and that the
+ * operating system releases when a holder dies, so a crash never leaves it taken.
+ */
+export function holdingExclusiveLock<T>(lockFile: string, timeoutMs: number, body: () => T): T {
+  mkdirSync(dirname(lockFile), { recursive: true });
+  const lock = new Database(lockFile, nativeBinding());
+  try {
+    lock.pragma(`busy_timeout = ${timeoutMs}`);
+    lock.exec("BEGIN EXCLUSIVE");
+    try {
+      return body();
+    } finally {
+      lock.exec("ROLLBACK");
+    }
+  } finally {
+    lock.close();
+  }
 }

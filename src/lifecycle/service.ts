@@ -9,7 +9,7 @@ import type { Repository } from "../repositories/model.js";
 import { containedAlmanacPath, normalizeRoot } from "../repositories/identity.js";
 import type { RunKind } from "../runs/model.js";
 import type { RunSpec } from "../runs/spec.js";
-import { isTerminal } from "../runs/model.js";
+import { IMPORTED_SPEC_VERSION, isTerminal } from "../runs/model.js";
 import { parseSpec, SPEC_VERSION } from "../runs/spec.js";
 import { enqueueAndWake, type ProducerDeps, type Receipt } from "../queue/producer.js";
 
@@ -135,6 +135,9 @@ export class LifecycleService {
     const record = runs.requireRun(runId);
     if (!isTerminal(record.status) || record.status === "done") {
       throw new ProductError("conflict", `only a failed or cancelled job can be retried; ${runId} is ${record.status}`);
+    }
+    if (record.specVersion === IMPORTED_SPEC_VERSION) {
+      throw invalid(`job ${runId} was carried over from the Python CodeAlmanac and cannot be retried; queue the work again (ca ingest, ca garden)`);
     }
     const parsed = parseSpec(record.specJson);
     if (!parsed.ok) throw invalid(`job ${runId} cannot be retried: ${parsed.error}`);

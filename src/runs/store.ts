@@ -4,6 +4,8 @@ import { LockStore } from "./lock-store.js";
 import {
   type ExecutionRef,
   type FailureCategory,
+  type HistoricRun,
+  IMPORTED_SPEC_VERSION,
   type PageChanges,
   type RunChanges,
   type RunEvent,
@@ -327,6 +329,41 @@ export class RunStore implements RunReads, RunFootprints, RunRecorder {
   }
 
   // ---- named transactions -----------------------------------------------
+
+  /**
+   * Adds runs of another ledger as history, oldest first so `seq` keeps their order, with
+   * their events, in one BEGIN IMMEDIATE; a run id already here is left as it is. Returns
+   * how many were added.
+   */
+  importHistory(runs: readonly HistoricRun[]): number {
+    const insertRun = this.db.prepare(
+      `INSERT OR IGNORE INTO runs (run_id, repository_id, repository_name, repository_root, kind, status, title, summary,
+         error, failure_category, created_at, updated_at, started_at, finished_at, spec_version, spec_json, log_path,
+         harness_kind, harness_session_id, transcript_path)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '', ?, ?, ?)`,
+    );
+    const insertEvent = this.db.prepare(
+      "INSERT OR IGNORE INTO run_events (run_id, seq, created_at, kind, message) VALUES (?, ?, ?, ?, ?)",
+    );
+    return this.db
+      .transaction((): number => {
+        let added = 0;
+        for (const run of [...runs].sort((a, b) => a.createdAt - b.createdAt || a.runId.localeCompare(b.runId))) {
+          const spec = JSON.stringify({ imported_from: run.origin, spec: run.originalSpec ?? null });
+          const inserted = insertRun.run(
+            run.runId, run.repositoryId, run.repositoryName, run.repositoryRoot, run.kind, run.status, run.title,
+            run.summary, run.error, run.failureCategory, run.createdAt, run.updatedAt, run.startedAt, run.finishedAt,
+            IMPORTED_SPEC_VERSION, spec, run.harness?.kind ?? null, run.harness?.sessionId ?? null,
+            run.harness?.transcriptPath ?? null,
+          ).changes;
+          if (inserted === 0) continue;
+          added++;
+          for (const event of run.events) insertEvent.run(run.runId, event.seq, event.createdAt, event.kind, event.message);
+        }
+        return added;
+      })
+      .immediate();
+  }
 
   /** Producer: the run, its spec and its first event, in one BEGIN IMMEDIATE. */
   enqueueRun(request: EnqueueRequest): RunRecord {

@@ -16,6 +16,7 @@ import { installedFiles } from "./instruction-files.js";
 import { HOOK_TARGETS, hookState, type HookTarget } from "./agent-hooks.js";
 import { INSTRUCTION_TARGETS, type Check, type DoctorReport } from "./model.js";
 import type { StateDatabaseReport } from "./state-database.js";
+import { describeLeftovers, type PythonLeftover } from "./python/leftovers.js";
 
 export interface WikiDiagnosis {
   name: string;
@@ -49,6 +50,8 @@ export interface DoctorDeps {
   wiki(): Promise<WikiDiagnosis | null>;
   /** The command this installation's SessionEnd hooks run. */
   hookCommand: string;
+  /** What the Python CodeAlmanac left installed, and its database files moved aside. */
+  python(): { leftovers: PythonLeftover[]; asideDatabases: string[] };
 }
 
 export async function runDoctor(deps: DoctorDeps): Promise<DoctorReport> {
@@ -70,6 +73,7 @@ export async function runDoctor(deps: DoctorDeps): Promise<DoctorReport> {
   checks.push(...INSTRUCTION_TARGETS.map((target) => guard(`instructions.${target}`, () => instructionsCheck(target, deps.env))));
   checks.push(...HOOK_TARGETS.map((target) => guard(`hooks.${target}`, () => hookCheck(target, deps))));
   checks.push(...(await scheduleChecks(deps)));
+  checks.push(...guardAll("legacy.python", () => pythonChecks(deps)));
   checks.push(...(await wikiChecks(deps)));
   return { checks, ok: checks.every((c) => c.status !== "fail") };
 }
@@ -232,6 +236,26 @@ async function wikiChecks(deps: DoctorDeps): Promise<Check[]> {
       ? { key: "wiki.health", status: "fail", message: counts, fix: "`ca validate` lists them; `ca garden` can repair them" }
       : { key: "wiki.health", status: "ok", message: counts },
   ];
+}
+
+/** Said only to whoever had the Python CodeAlmanac: what it left installed, and where its database is kept. */
+function pythonChecks(deps: DoctorDeps): Check[] {
+  const { leftovers, asideDatabases } = deps.python();
+  const kept = asideDatabases.length > 0 ? `; its database is kept at ${asideDatabases.join(", ")} (delete it once you no longer need its job history)` : "";
+  if (leftovers.length > 0) {
+    const message = `the Python CodeAlmanac left ${describeLeftovers(leftovers)}${kept}`;
+    return [{ key: "legacy.python", status: "warn", message, fix: "`ca setup` offers to remove them; `ca setup --yes` removes them" }];
+  }
+  if (kept === "") return [];
+  return [{ key: "legacy.python", status: "ok", message: `nothing of the Python CodeAlmanac is left installed${kept}` }];
+}
+
+function guardAll(key: string, checks: () => Check[]): Check[] {
+  try {
+    return checks();
+  } catch (error) {
+    return [{ key, status: "fail", message: oneLine(error) }];
+  }
 }
 
 function guard(key: string, check: () => Check): Check {

@@ -14,6 +14,7 @@ import { registerMcpServers } from "./mcp-servers.js";
 import type { Check, ScheduleOutcome, SettingsStore, SetupReport, SetupRequest } from "./model.js";
 import { applyHook, planHook, type HookResult, type HookTarget } from "./agent-hooks.js";
 import { HARNESSES } from "../harnesses/catalog.js";
+import { describeLeftovers, type LeftoverRemoval, type PythonLeftover } from "./python/leftovers.js";
 
 export interface InstallDeps {
   env: NodeJS.ProcessEnv;
@@ -26,6 +27,10 @@ export interface InstallDeps {
   hookCommand: string;
   /** Where setup records what it created in the agents' hook files (see agent-hooks.ts). */
   hookRecord: string;
+  pythonLeftovers: {
+    find(): PythonLeftover[];
+    remove(leftovers: PythonLeftover[]): Promise<LeftoverRemoval[]>;
+  };
 }
 
 export async function runSetup(request: SetupRequest, deps: InstallDeps): Promise<SetupReport> {
@@ -42,7 +47,28 @@ export async function runSetup(request: SetupRequest, deps: InstallDeps): Promis
     if (failed.outcome !== "failed") continue;
     warnings.push({ key: `schedule.${failed.task}`, status: "warn", message: failed.message, fix: failed.fix });
   }
-  return { instructions, settings: request.settings, configPath: store.path, schedules, mcp, hooks, warnings };
+  const python = await cleanUpPython(request, deps, warnings);
+  return { instructions, settings: request.settings, configPath: store.path, schedules, mcp, hooks, python, warnings };
+}
+
+/** Removed when asked to; otherwise a warning naming them, so nothing of the user's goes without consent. */
+async function cleanUpPython(request: SetupRequest, deps: InstallDeps, warnings: Check[]): Promise<LeftoverRemoval[]> {
+  const leftovers = deps.pythonLeftovers.find();
+  if (leftovers.length === 0) return [];
+  if (!request.removePythonLeftovers) {
+    warnings.push({
+      key: "legacy.python",
+      status: "warn",
+      message: `the Python CodeAlmanac left ${describeLeftovers(leftovers)}`,
+      fix: "`ca setup --yes` removes them",
+    });
+    return [];
+  }
+  const removals = await deps.pythonLeftovers.remove(leftovers);
+  for (const failed of removals.filter((r) => !r.removed)) {
+    warnings.push({ key: "legacy.python", status: "warn", message: `could not remove ${failed.path}: ${failed.problem ?? "unknown problem"}`, fix: "remove it by hand" });
+  }
+  return removals;
 }
 
 /** A hook file setup cannot edit (not JSON, say) is a warning: sessions are still synced on schedule. */

@@ -26,6 +26,20 @@ export interface InstructionResult {
   status: "installed" | "updated" | "already installed";
 }
 
+/** What the Python CodeAlmanac left installed (see python/leftovers.ts). */
+export type LeftoverKind = "update_job" | "claude_guide" | "claude_import";
+
+export interface PythonLeftover {
+  kind: LeftoverKind;
+  path: string;
+}
+
+export interface LeftoverRemoval extends PythonLeftover {
+  removed: boolean;
+  /** Why it could not be removed. */
+  problem?: string;
+}
+
 export type CheckStatus = "ok" | "warn" | "fail";
 
 /** One line of `doctor` (and one warning of `setup`): a stable key, a verdict, what to do about it. */
@@ -62,6 +76,8 @@ export interface SetupRequest {
   mcpClients: McpClient[];
   /** The agents to install the SessionEnd hook for; empty with --skip-hooks. */
   hooks: HookTarget[];
+  /** Remove what the Python CodeAlmanac left installed (`--yes`, or yes to the question); else it is a warning. */
+  removePythonLeftovers: boolean;
 }
 
 /** One client's MCP registration during setup; a failure does not stop setup and is also one of its warnings. */
@@ -83,6 +99,8 @@ export interface SetupReport {
   mcp: McpOutcome[];
   /** The SessionEnd hooks; one that could not be installed is among the warnings. Empty with --skip-hooks. */
   hooks: HookResult[];
+  /** What the Python CodeAlmanac left installed, and whether each was removed; empty when nothing was left or it was kept. */
+  python: LeftoverRemoval[];
   /** Problems that did not stop setup (agents missing or logged out, an MCP registration or a scheduler that failed). */
   warnings: Check[];
 }

@@ -29,6 +29,8 @@ export interface SetupChoices {
   /** False for `--no-mcp`. */
   mcp: boolean;
   skipHooks: boolean;
+  /** `--yes`: remove what the Python CodeAlmanac left installed without asking. */
+  removePythonLeftovers: boolean;
 }
 
 export function targetsFor(choice: TargetChoice | null): InstructionTarget[] {
@@ -60,5 +62,6 @@ export function setupRequest(choices: SetupChoices, config: Config, installed: (
     mcpClients: choices.mcp ? targetsFor(choices.target).filter(installed) : [],
     // The SessionEnd hook goes to the agents the person uses, as the MCP server does.
     hooks: choices.skipHooks ? [] : targetsFor(choices.target).filter(installed),
+    removePythonLeftovers: choices.removePythonLeftovers,
   };
 }

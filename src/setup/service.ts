@@ -19,6 +19,7 @@ import { realScript } from "../mcp/install/server-command.js";
 import { join } from "node:path";
 import { probeHarnesses, type HarnessProbe } from "./harness-probe.js";
 import { runSetup } from "./install.js";
+import { asideDatabases, describeLeftovers, findPythonLeftovers, removePythonLeftovers, type PythonLeftover } from "./python/leftovers.js";
 import type { DoctorReport, SettingsStore, SetupReport, SetupRequest } from "./model.js";
 import type { QueueShutdownDeps } from "./queue-shutdown.js";
 import { setupRequest, type SetupChoices } from "./request.js";
@@ -78,6 +79,11 @@ export class SetupService {
       registerMcp: (client) => this.registerMcp(client),
       hookCommand: this.hookCommand(),
       hookRecord: this.hookRecord(),
+      pythonLeftovers: {
+        find: () => findPythonLeftovers(this.deps.env),
+        remove: (leftovers) =>
+          removePythonLeftovers(leftovers, { env: this.deps.env, platform: process.platform, run: this.deps.run, uid: process.getuid?.() ?? 0 }),
+      },
     });
   }
 
@@ -123,7 +129,17 @@ export class SetupService {
       schedules: async () => (await deps.automation()).status(),
       wiki: () => this.diagnoseWiki(cwd, wiki),
       hookCommand: this.hookCommand(),
+      python: () => ({ leftovers: findPythonLeftovers(deps.env), asideDatabases: asideDatabases(deps.paths.database) }),
     });
+  }
+
+  /** What the Python CodeAlmanac left installed (see python/leftovers.ts). */
+  pythonLeftovers(): PythonLeftover[] {
+    return findPythonLeftovers(this.deps.env);
+  }
+
+  describePythonLeftovers(leftovers: PythonLeftover[]): string {
+    return describeLeftovers(leftovers);
   }
 
   planUninstall(): Promise<UninstallPlan> {

@@ -36,6 +36,10 @@ function registerSetup(program: Command, kit: CommandKit): void {
     .addOption(new Option("--target <which>", "instruction files to install").choices(["all", "claude", "codex"]))
     .option("--skip-instructions", "leave the agents' instruction files alone")
     .addOption(new Option("--using <harness>", "the agent runs use by default (saved as harness.default)").choices(HARNESS_KINDS))
+    // The Python CodeAlmanac's setup flags, so its instructions and scripts keep working.
+    .addOption(new Option("--runner <harness>", "the Python CodeAlmanac's name for --using").choices(HARNESS_KINDS).conflicts("using").hideHelp())
+    .addOption(new Option("--no-telemetry", "accepted for the Python CodeAlmanac's scripts; we send no telemetry").hideHelp())
+    .addOption(new Option("--no-auto-update", "accepted for the Python CodeAlmanac's scripts; we never update ourselves").hideHelp())
     .option("--no-auto-commit", "runs leave their wiki changes uncommitted")
     .addOption(new Option("--sync-every <duration>", "sync interval, such as 5h").conflicts("syncOff"))
     .option("--sync-off", "do not schedule sync")
@@ -57,6 +61,9 @@ interface SetupOptions extends AskOptions {
   target?: TargetChoice;
   skipInstructions?: true;
   using?: HarnessKind;
+  runner?: HarnessKind;
+  telemetry: boolean;
+  autoUpdate: boolean;
   autoCommit: boolean;
   syncEvery?: string;
   syncOff?: true;
@@ -73,6 +80,7 @@ function canAsk(opts: AskOptions): boolean {
 }
 
 export async function setup(ctx: CliContext, app: App, _args: [], opts: SetupOptions): Promise<void> {
+  noteIgnoredFlags(ctx, opts);
   const choices = setupChoices(opts);
   const service = await app.setup();
   let request = await service.request(choices);
@@ -85,6 +93,11 @@ export async function setup(ctx: CliContext, app: App, _args: [], opts: SetupOpt
       return;
     }
     request = asked;
+    const leftovers = service.pythonLeftovers();
+    if (leftovers.length > 0) {
+      const { confirmPythonCleanup } = await import("../render/setup-wizard.js");
+      request = { ...request, removePythonLeftovers: await confirmPythonCleanup(service.describePythonLeftovers(leftovers)) };
+    }
   } else if (!opts.yes && !opts.json) {
     ctx.writeErr(
       "codealmanac: not a terminal, so setup asks nothing and uses the defaults and flags given (--yes says so and hides this note)\n",
@@ -96,11 +109,17 @@ export async function setup(ctx: CliContext, app: App, _args: [], opts: SetupOpt
   renderSetup(ctx, report);
 }
 
+/** The Python CodeAlmanac's flags that mean nothing here: accepted, with one line saying so. */
+function noteIgnoredFlags(ctx: CliContext, opts: SetupOptions): void {
+  if (!opts.telemetry) ctx.writeErr("codealmanac: --no-telemetry changes nothing: this CodeAlmanac sends no telemetry\n");
+  if (!opts.autoUpdate) ctx.writeErr("codealmanac: --no-auto-update changes nothing: this CodeAlmanac never updates itself (update it with npm)\n");
+}
+
 function setupChoices(opts: SetupOptions): SetupChoices {
   return {
     target: opts.target ?? null,
     skipInstructions: opts.skipInstructions === true,
-    using: opts.using ?? null,
+    using: opts.using ?? opts.runner ?? null,
     autoCommit: opts.autoCommit === false ? false : null,
     schedules: {
       sync: scheduleChoice(opts.syncOff, opts.syncEvery, "--sync-every", "automation.sync.every"),
@@ -109,6 +128,7 @@ function setupChoices(opts: SetupOptions): SetupChoices {
     skipSchedules: opts.skipSchedules === true,
     mcp: opts.mcp !== false,
     skipHooks: opts.skipHooks === true,
+    removePythonLeftovers: opts.yes === true,
   };
 }
 

@@ -112,7 +112,8 @@ export function renderJob(ctx: CliContext, r: RunRecord, now: number): void {
   if (r.harness?.transcriptPath) out.push(line("transcript", r.harness.transcriptPath));
   if (r.execution && r.status === "running") out.push(line("executor", `pid ${r.execution.pid}`));
   if (r.retryOf) out.push(line("retry of", r.retryOf));
-  out.push(line("log file", r.logPath));
+  // Runs carried over from the Python CodeAlmanac have no log file, only their events.
+  if (r.logPath) out.push(line("log file", r.logPath));
   out.push(line("events", `codealmanac jobs logs ${r.runId}`));
   out.push(line("created", isoTime(r.createdAt) ?? EM_DASH));
   out.push(line("updated", isoTime(r.updatedAt) ?? EM_DASH));

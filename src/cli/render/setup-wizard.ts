@@ -59,6 +59,13 @@ export async function confirmUninstall(summary: string): Promise<boolean> {
   return !p.isCancel(yes) && yes;
 }
 
+/** Whether to remove what the Python CodeAlmanac left installed; no by default, and on Ctrl-C. */
+export async function confirmPythonCleanup(summary: string): Promise<boolean> {
+  const p = await import("@clack/prompts");
+  const yes = await p.confirm({ message: `The Python CodeAlmanac left ${summary}. Remove them?`, initialValue: true });
+  return !p.isCancel(yes) && yes;
+}
+
 /** A prompt's value; Ctrl-C (the library's cancel symbol) ends the questions. */
 function answer<T>(value: T): Exclude<T, symbol> {
   if (typeof value === "symbol") throw new Cancelled();

@@ -1,5 +1,5 @@
 import type { CliContext } from "../context.js";
-import type { Check, McpOutcome, ScheduleOutcome, SetupReport } from "../../setup/model.js";
+import type { Check, LeftoverRemoval, McpOutcome, ScheduleOutcome, SetupReport } from "../../setup/model.js";
 import { formatDuration } from "../../config/duration.js";
 
 export function setupJson(report: SetupReport) {
@@ -18,6 +18,7 @@ export function setupJson(report: SetupReport) {
     schedules: report.schedules.map(scheduleJson),
     mcp: report.mcp.map(mcpJson),
     hooks: report.hooks,
+    python_leftovers: report.python.map(({ kind, path, removed }) => ({ kind, path, removed })),
     warnings: report.warnings,
   };
 }
@@ -52,9 +53,19 @@ export function renderSetup(ctx: CliContext, report: SetupReport): void {
   for (const schedule of report.schedules) {
     if (schedule.outcome !== "failed") lines.push(`${schedule.task} schedule: ${scheduleLine(schedule)}`);
   }
+  // One that could not be removed is told among the warnings.
+  for (const leftover of report.python) {
+    if (leftover.removed) lines.push(`Python CodeAlmanac leftover: ${s.green("removed")} ${LEFTOVER_NAMES[leftover.kind]} ${leftover.path}`);
+  }
   ctx.write(lines.join("\n") + "\n");
   renderWarnings(ctx, report.warnings);
 }
+
+const LEFTOVER_NAMES: Record<LeftoverRemoval["kind"], string> = {
+  update_job: "its launchd update job",
+  claude_guide: "its Claude Code guide",
+  claude_import: "its @~/.claude/codealmanac.md line from",
+};
 
 function settingsLine(report: SetupReport): string {
   const { settings } = report;
