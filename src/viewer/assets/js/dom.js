@@ -1,6 +1,7 @@
 /* global document */
 // DOM helpers. Data only ever reaches the page as text nodes or as attributes set
 // through the DOM; the single exception (server-rendered page HTML) lives in views/page.js.
+import { inlineParts } from "./format.js";
 
 const SAFE_SCHEMES = new Set(["http:", "https:", "mailto:"]);
 
@@ -72,7 +73,10 @@ export function link(url, text, props = {}) {
   return el("a", { ...props, href, text });
 }
 
-/** `ca init` style inline code inside a sentence: backquoted parts become <code>. */
+/**
+ * A one-line text with inline Markdown (a summary, an error, a hint): code spans become
+ * <code>, emphasis marks go, and `snake_case` words stay as written (see format.js).
+ */
 export function withCode(sentence) {
-  return sentence.split(/(`[^`]+`)/).map((part) => (part.startsWith("`") && part.endsWith("`") && part.length > 1 ? el("code", { text: part.slice(1, -1) }) : part));
+  return inlineParts(String(sentence ?? "")).map((part) => (part.code ? el("code", { text: part.text }) : part.text));
 }
