@@ -22,7 +22,7 @@ export async function render({ route, main, signal }) {
   main.append(view);
   const pages = graph.nodes.filter((node) => node.kind === "page");
   if (pages.length === 0 && graph.nodes.length === 0) {
-    view.append(viewHeader({ eyebrow: "Graph", title: "Pages and topics" }), emptyState("No pages yet", "This wiki has no pages to draw. Run `ca build` to write the first ones."));
+    view.append(viewHeader({ eyebrow: "Graph", title: "Pages and topics" }), emptyState("No pages yet", "This wiki has no pages to draw. Run `ca ingest <path>` or `ca garden` in the repository to have an agent write them."));
     return;
   }
   const shown = chooseNodes(graph, route.all);

@@ -21,7 +21,7 @@ export async function render({ route, main, signal }) {
     stats(data, wikiName),
   );
   if ((data.page_count ?? 0) === 0) {
-    view.append(emptyState("No pages yet", "This wiki has no pages. Run `ca build` in the repository to write the first ones."));
+    view.append(emptyState("No pages yet", "This wiki has no pages yet. Run `ca ingest <path>` or `ca garden` in the repository to have an agent write them."));
     main.append(view);
     return;
   }
