@@ -4,6 +4,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { ProductError } from "../core/errors.js";
 import { graphRoutes } from "./api/graph.js";
+import { healthRoutes } from "./api/health.js";
 import { jobRoutes } from "./api/jobs.js";
 import { overviewRoutes } from "./api/overview.js";
 import { pageRoutes } from "./api/page.js";
@@ -46,6 +47,7 @@ export function createViewerApp(deps: ViewerDeps): Hono<ViewerEnv> {
   searchRoutes(app, deps);
   topicRoutes(app, deps);
   graphRoutes(app, deps);
+  healthRoutes(app, deps);
   jobRoutes(app, deps);
   clientRoutes(app, deps);
   app.notFound((c) => errorJson(c, errorReply(routeNotFound(c.req.method, c.req.path))));

@@ -84,7 +84,7 @@ describe.skipIf(skipReason !== null)("viewer in a browser: reading the wiki", ()
     await expect.poll(() => overview.locator("h1").textContent()).toBe("Home");
     expect(await overview.locator(".deck").textContent()).toBe("5 pages across 3 topics.");
     expect(await overview.locator(".stat-value").allTextContents()).toEqual(["5", "3", WIKI, "No problems"]);
-    expect(await overview.locator(".stat-hint").textContent()).toBe(root);
+    expect(await overview.getByTestId("stat-current-wiki").locator(".stat-hint").textContent()).toBe(root);
     expect(await page.title()).toBe(`${WIKI} | CodeAlmanac`);
     expect((await page.getByTestId("recent-pages").locator(".page-row-title").allTextContents()).sort()).toEqual(["Cache", "Home", "Hostile page", "Run queue", "Setup guide"]);
     expect(await page.getByTestId("wiki-switcher").inputValue()).toBe(WIKI);

@@ -13,7 +13,11 @@
 //   search-input        header search box (every view)
 //   search-query        query box in the search view; search-topic (topic filter select), search-mentions
 //   search-results      search view results container; result-count, search-result-list
-//   recent-pages, topic-pages, file-pages   page lists; topic, topic-title, topic-descendants; file, file-path
+//   recent-pages, topic-pages, file-pages   page lists; topic, topic-title, topic-descendants; file (data-exists), file-path
+//   file-missing        the file view's notice that the cited file no longer exists in the repository
+//   page-summary        page view summary (inline code rendered); did-you-mean (an unknown page's nearest pages, as links)
+//   stat-pages|stat-topics|stat-current-wiki|stat-health   the overview's cards (the health card links to the health view)
+//   health              health view root; health-group (data-category, data-severity); health-issue
 //   jobs-list           jobs view list container; job-filter-all|active|done|attention (filter chips)
 //   job-card            one run in the jobs list (data-run-id, data-status)
 //   job-status          status chip (data-status = queued|running|done|failed|cancelled)
@@ -24,7 +28,7 @@
 //   job-live            live-stream state badge (data-state = connecting|live|reconnecting|ended|stopped)
 //   cancel-button       cancel a queued/running run; cancel-confirm, cancel-dismiss, cancel-result
 //   graph               graph canvas (data-node-count, data-edge-count, data-layout); graph-toggle, graph-layout
-//   wiki-switcher       wiki <select> in the left rail; nav-overview|search|jobs|graph; pages-tree; topics-list; wiki-list
+//   wiki-switcher       wiki <select> in the left rail; nav-overview|search|jobs|graph|health; pages-tree; topics-list; wiki-list
 //   empty-state         any empty state (no wikis, no pages, no runs, empty search)
 //   error               the "Viewer error" block with the API's message
 import { el } from "./js/dom.js";

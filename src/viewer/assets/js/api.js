@@ -4,11 +4,13 @@
 // one error shape `{"error":{code,message}}`, which the router shows as a "Viewer error".
 
 export class ApiError extends Error {
-  constructor(status, code, message) {
+  constructor(status, code, message, suggestions = []) {
     super(message);
     this.name = "ApiError";
     this.status = status;
     this.code = code;
+    /** For an unknown page: the slugs of the nearest pages. */
+    this.suggestions = suggestions;
   }
 }
 
@@ -66,7 +68,8 @@ export async function api(path, { wiki, params, method = "GET", body, signal } =
   const data = await response.json().catch(() => null);
   if (!response.ok) {
     const detail = data && typeof data === "object" ? data.error : null;
-    throw new ApiError(response.status, detail?.code ?? "http_error", detail?.message ?? `Request failed: ${response.status}`);
+    const suggestions = Array.isArray(detail?.suggestions) ? detail.suggestions.filter((slug) => typeof slug === "string") : [];
+    throw new ApiError(response.status, detail?.code ?? "http_error", detail?.message ?? `Request failed: ${response.status}`, suggestions);
   }
   return data;
 }

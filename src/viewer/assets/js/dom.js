@@ -80,3 +80,17 @@ export function link(url, text, props = {}) {
 export function withCode(sentence) {
   return inlineParts(String(sentence ?? "")).map((part) => (part.code ? el("code", { text: part.text }) : part.text));
 }
+
+/**
+ * A file path that wraps at its slashes: a <wbr> after each `/`, so a long path breaks
+ * between folders, and inside a name only when one alone is wider than the line.
+ */
+export function pathText(path) {
+  const pieces = String(path ?? "").split(/(?<=\/)/);
+  return pieces.flatMap((piece, i) => (i < pieces.length - 1 ? [piece, el("wbr")] : [piece]));
+}
+
+/** `<code class="path">` holding a path that wraps at its slashes. */
+export function pathCode(path, props = {}) {
+  return el("code", { ...props, class: props.class ? `path ${props.class}` : "path" }, pathText(path));
+}

@@ -11,6 +11,7 @@ const NAV = [
   { label: "Search", routes: ["search"], href: (wiki) => to.search(wiki) },
   { label: "Jobs", routes: ["jobs", "job"], href: (wiki) => to.jobs(wiki) },
   { label: "Graph", routes: ["graph"], href: (wiki) => to.graph(wiki) },
+  { label: "Health", routes: ["health"], href: (wiki) => to.health(wiki) },
 ];
 
 export function createRail(root) {

@@ -8,7 +8,8 @@
 //   #/w/<wiki>/file/<path>      (a trailing `/` means a folder)
 //   #/w/<wiki>/jobs[?filter=active|done|attention]
 //   #/w/<wiki>/jobs/<run-id>
-//   #/w/<wiki>/graph[?all=1&layout=cose]
+//   #/w/<wiki>/graph[?all=1&layout=cose&focus=<slug>]
+//   #/w/<wiki>/health
 
 /** The route for a location hash, or null when the hash is not ours (e.g. a `#source-…` anchor). */
 export function parseHash(hash) {
@@ -40,6 +41,8 @@ function routeFor(wiki, head, tail, params) {
       return tail ? { name: "file", wiki, path: tail } : { name: "unknown", wiki };
     case "jobs":
       return tail ? { name: "job", wiki, runId: tail } : { name: "jobs", wiki, filter: params.get("filter") ?? "all" };
+    case "health":
+      return { name: "health", wiki };
     case "graph":
       return { name: "graph", wiki, all: params.get("all") === "1", layout: params.get("layout") ?? "" };
     default:
@@ -81,6 +84,7 @@ export const to = {
   jobs: (wiki, filter = "all") => withQuery(`${base(wiki)}jobs`, { filter: filter === "all" ? "" : filter }),
   job: (wiki, runId) => `${base(wiki)}jobs/${enc(runId)}`,
   graph: (wiki, { all = false, layout = "" } = {}) => withQuery(`${base(wiki)}graph`, { all, layout }),
+  health: (wiki) => `${base(wiki)}health`,
 };
 
 /** The same view in another wiki, where that makes sense (a page slug rarely carries over). */
@@ -92,6 +96,8 @@ export function sameViewIn(route, wiki) {
       return to.jobs(wiki, route.filter);
     case "graph":
       return to.graph(wiki, route);
+    case "health":
+      return to.health(wiki);
     default:
       return to.overview(wiki);
   }
