@@ -16,6 +16,9 @@ export class HttpError extends Error {
 export const NO_WIKI_MESSAGE = "No wikis yet. Run `ca init` in a repository.";
 
 export const noWiki = () => new HttpError(404, "no_wiki", NO_WIKI_MESSAGE);
+/** The state root was deleted under the running viewer: nothing it showed exists any more. */
+export const stateGone = () =>
+  new HttpError(410, "uninstalled", "CodeAlmanac's state directory was deleted (uninstalled?): the wikis this viewer showed are gone. Stop it with Ctrl-C where `ca serve` runs.");
 export const badRequest = (message: string) => new HttpError(422, "validation_failed", message);
 export const forbidden = (message: string) => new HttpError(403, "forbidden", message);
 export const routeNotFound = (method: string, path: string) => new HttpError(404, "not_found", `not found: ${method} ${path}`);

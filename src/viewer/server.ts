@@ -13,7 +13,7 @@ import { topicRoutes } from "./api/topic.js";
 import { wikiRoutes } from "./api/wikis.js";
 import { clientRoutes } from "./client-routes.js";
 import type { ViewerDeps } from "./deps.js";
-import { errorReply, forbidden, reply, routeNotFound, type ErrorReply } from "./errors.js";
+import { errorReply, forbidden, reply, routeNotFound, stateGone, type ErrorReply } from "./errors.js";
 import {
   allowedHosts,
   cookieValue,
@@ -41,6 +41,7 @@ export function createViewerApp(deps: ViewerDeps): Hono<ViewerEnv> {
   const app = new Hono<ViewerEnv>();
   app.use("*", responseHeaders());
   app.use("*", tokenGate(deps));
+  app.use("/api/*", stateGate(deps));
   wikiRoutes(app, deps);
   overviewRoutes(app, deps);
   pageRoutes(app, deps);
@@ -87,6 +88,18 @@ function tokenGate(deps: ViewerDeps): MiddlewareHandler<ViewerEnv> {
     }
     await next();
     if (tokenMatches(fromQuery, token) && !tokenMatches(fromCookie, token)) c.res.headers.append("Set-Cookie", tokenCookie(token));
+  };
+}
+
+/**
+ * Once the state root is gone every API request is refused (410): answering from the
+ * handles still open would show deleted wikis, and opening the state database again would
+ * leave a new, empty one where `uninstall` removed it.
+ */
+function stateGate(deps: ViewerDeps): MiddlewareHandler<ViewerEnv> {
+  return async (_c, next) => {
+    if (deps.stateGone()) throw stateGone();
+    await next();
   };
 }
 

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import { page as pageFile, sandbox, writeWiki, type Sandbox } from "../support/cli.js";
@@ -132,6 +132,22 @@ describe.skipIf(skipReason !== null)("viewer in a browser: links, notices, summa
     await row.waitFor();
     expect(await row.textContent()).toBe("Run ca serve and set ANTHROPIC_API_KEY first");
     expect(await row.locator("code").allTextContents()).toEqual(["ca serve"]);
+  });
+
+  test("once the state directory is deleted under the viewer, a banner says so above every view", async () => {
+    const viewer = await details();
+    const { page } = await open(viewer, `#/w/${WIKI}/`);
+    await page.getByTestId("overview").waitFor();
+    expect(await page.getByTestId("uninstalled-banner").count()).toBe(0);
+    rmSync(box!.state, { recursive: true, force: true });
+    await page.getByTestId("nav-search").click();
+    await page.getByTestId("search-query").fill("setup");
+    await page.getByTestId("search-query").press("Enter");
+    await expect.poll(() => page.getByTestId("uninstalled-banner").textContent()).toContain("state directory was deleted");
+    expect(await page.getByTestId("error").textContent()).toContain("Stop it with Ctrl-C");
+    await page.getByTestId("nav-jobs").click();
+    await expect.poll(() => page.getByTestId("error").textContent()).toContain("state directory was deleted");
+    expect(await page.getByTestId("uninstalled-banner").count()).toBe(1);
   });
 
   test("long paths wrap between names, never inside a folder or file name that fits", async () => {

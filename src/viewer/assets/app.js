@@ -31,6 +31,7 @@
 //   wiki-switcher       wiki <select> in the left rail; nav-overview|search|jobs|graph|health; pages-tree; topics-list; wiki-list
 //   empty-state         any empty state (no wikis, no pages, no runs, empty search)
 //   error               the "Viewer error" block with the API's message
+//   uninstalled-banner  above every view once the state directory is gone (`ca uninstall` under a running viewer)
 import { el } from "./js/dom.js";
 import { createRail } from "./js/rail.js";
 import { createRouter } from "./js/router.js";
@@ -65,6 +66,13 @@ document.addEventListener("keydown", (event) => {
   if (target instanceof HTMLElement && (target.isContentEditable || ["INPUT", "SELECT", "TEXTAREA"].includes(target.tagName))) return;
   event.preventDefault();
   searchInput.focus();
+});
+
+// After `ca uninstall` (the state directory is gone) every API answer is 410: a banner above
+// every view says so once, whichever view asked first.
+window.addEventListener("codealmanac:uninstalled", (event) => {
+  if (document.querySelector("[data-testid=uninstalled-banner]")) return;
+  document.querySelector(".layout").before(el("div", { class: "banner banner-alert", testid: "uninstalled-banner", attrs: { role: "alert" } }, el("strong", { text: "This viewer has nothing left to show. " }), String(event.detail ?? "")));
 });
 
 document.getElementById("skip-link").addEventListener("click", () => main.focus());

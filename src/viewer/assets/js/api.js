@@ -1,4 +1,4 @@
-/* global document, window, fetch, URLSearchParams */
+/* global document, window, fetch, URLSearchParams, CustomEvent */
 // Every request goes through here: the selected wiki and, when the page was opened with
 // one, the `?token=` travel with each call; API failures become ApiError with the server's
 // one error shape `{"error":{code,message}}`, which the router shows as a "Viewer error".
@@ -68,6 +68,8 @@ export async function api(path, { wiki, params, method = "GET", body, signal } =
   const data = await response.json().catch(() => null);
   if (!response.ok) {
     const detail = data && typeof data === "object" ? data.error : null;
+    // The state root was deleted under the viewer: every view says so (app.js shows a banner).
+    if (detail?.code === "uninstalled") window.dispatchEvent(new CustomEvent("codealmanac:uninstalled", { detail: detail.message }));
     const suggestions = Array.isArray(detail?.suggestions) ? detail.suggestions.filter((slug) => typeof slug === "string") : [];
     throw new ApiError(response.status, detail?.code ?? "http_error", detail?.message ?? `Request failed: ${response.status}`, suggestions);
   }
