@@ -49,6 +49,7 @@ function facts(wiki, page) {
     "div",
     { class: "facts" },
     el("a", { class: "chip", href: to.overview(wiki), text: "All pages" }),
+    el("a", { class: "chip", href: to.graph(wiki, { focus: page.slug }), text: "Show in graph", testid: "page-graph" }),
     staleBadge(page.freshness),
     (page.topics ?? []).map((slug) => topicChip(wiki, slug)),
     updated ? el("span", { class: "muted", text: `Updated ${dateTime(updated)}` }) : null,
