@@ -150,6 +150,16 @@ describe.skipIf(skipReason !== null)("viewer in a browser: links, notices, summa
     expect(await page.getByTestId("uninstalled-banner").count()).toBe(1);
   });
 
+  test("a search excerpt reads as prose: no citation markers, link targets or code marks, no glued words", async () => {
+    const viewer = await details();
+    const { page } = await open(viewer, `#/w/${WIKI}/search?q=started`);
+    const excerpt = page.locator(".page-row[data-slug='guides/setup'] .match-excerpt");
+    await excerpt.waitFor();
+    const text = (await excerpt.textContent()) ?? "";
+    expect(text).toContain("The app starts here, and once started there.");
+    for (const mark of ["[@", "](", "`", "**"]) expect(text, mark).not.toContain(mark);
+  });
+
   test("long paths wrap between names, never inside a folder or file name that fits", async () => {
     const viewer = await details();
     const { page } = await open(viewer, `#/w/${WIKI}/page/${LONG}`);

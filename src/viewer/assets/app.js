@@ -27,7 +27,8 @@
 //   job-steps           transcript list; job-step (one step: data-seq, data-kind); job-step-count
 //   job-live            live-stream state badge (data-state = connecting|live|reconnecting|ended|stopped)
 //   cancel-button       cancel a queued/running run; cancel-confirm, cancel-dismiss, cancel-result
-//   graph               graph canvas (data-node-count, data-edge-count, data-layout); graph-toggle, graph-layout
+//   graph               graph canvas (data-node-count, data-edge-count, data-layout, data-mode, data-focus, data-draw-ms); graph-toggle, graph-depth, graph-legend
+//   graph-list          the graph as a list; graph-list-node (data-slug), graph-list-out, graph-list-in; page-graph (a page's "Show in graph")
 //   wiki-switcher       wiki <select> in the left rail; nav-overview|search|jobs|graph|health; pages-tree; topics-list; wiki-list
 //   empty-state         any empty state (no wikis, no pages, no runs, empty search)
 //   error               the "Viewer error" block with the API's message
