@@ -1,4 +1,4 @@
-import { appendFileSync, mkdirSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { indexPath, statePaths, type StatePaths } from "./core/paths.js";
@@ -529,6 +529,10 @@ export class App {
           graceMs: this.timing.cancelGraceMs,
         };
       },
+      viewers: async () => {
+        const [{ readViewerRecords }, { signalVerified }, processes] = await Promise.all([import("./core/viewer-records.js"), import("./core/processes/index.js"), this.processes()]);
+        return { records: () => readViewerRecords(this.paths.root), processes: { ...processes, signal: signalVerified }, graceMs: this.timing.cancelGraceMs };
+      },
       repositoryRoots: () => this.repositories.list().map((r) => r.repository.rootPath),
       closeState: () => this.close(),
     });
@@ -594,9 +598,9 @@ export class App {
 
   /** `ca serve`: binds the viewer; hono and the viewer's code load only here. */
   async viewer(launch: { cwd: string; wiki: string | null; host: string; port: number }) {
-    const [{ startViewer }, { LiveIndexes }] = await Promise.all([import("./viewer/server.js"), import("./index/freshness.js")]);
+    const [{ startViewer }, { LiveIndexes }, { recordViewer }] = await Promise.all([import("./viewer/server.js"), import("./index/freshness.js"), import("./core/viewer-records.js")]);
     let drift: Promise<DriftService> | undefined;
-    return startViewer({
+    const viewer = await startViewer({
       host: launch.host,
       port: launch.port,
       startCwd: launch.cwd,
@@ -614,7 +618,13 @@ export class App {
       },
       log: (line) => this.options.notice(line),
       timing: { pollMs: 150, heartbeatMs: 15_000 },
+      // `uninstall` (or a hand) deleted the state root under the running viewer.
+      stateGone: () => !existsSync(this.paths.database),
     });
+    // Recorded so that `uninstall` can stop it before deleting what it reads.
+    const { pid, startTime } = (await this.processes()).self();
+    const unrecord = recordViewer(this.paths.root, { pid, startTime, url: viewer.url });
+    return { ...viewer, close: () => viewer.close().finally(unrecord) };
   }
 
   async openBrowser(url: string): Promise<void> {

@@ -13,6 +13,8 @@ export interface SchedulerContext {
   run: CommandRunner;
   home: string;
   uid: number;
+  /** The record of the folders a scheduler created for our files (created-folders.ts). */
+  createdFolders: string;
 }
 
 export interface InstallRequest {

@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import type { StatePaths } from "../core/paths.js";
 import { homeDir } from "../core/paths.js";
 import type { CommandRunner } from "../core/command.js";
+import { createdFoldersPath } from "./created-folders.js";
 import { chooseScheduler, installedSchedulers, type SchedulerChoice } from "./choose-scheduler.js";
 import { AUTOMATION_TASKS, type Automation, type AutomationTask, type ReconcileResult, type ScheduleStatus, type TaskSettings } from "./model.js";
 import { anchorSchedule, dropScheduleAnchor, readTaskRun } from "./run-records.js";
@@ -28,7 +29,13 @@ export interface AutomationDeps {
  * so the task first runs one interval after it is set, not at the first wake.
  */
 export function createAutomation(deps: AutomationDeps): Automation {
-  const ctx: SchedulerContext = { env: deps.env, run: deps.run, home: homeDir(deps.env), uid: deps.uid ?? process.getuid?.() ?? 0 };
+  const ctx: SchedulerContext = {
+    env: deps.env,
+    run: deps.run,
+    home: homeDir(deps.env),
+    uid: deps.uid ?? process.getuid?.() ?? 0,
+    createdFolders: createdFoldersPath(deps.paths),
+  };
   let choice: Promise<SchedulerChoice> | undefined;
   const scheduler = async (): Promise<SchedulerAdapter> => {
     const chosen = await (choice ??= chooseScheduler(ctx, deps.platform));

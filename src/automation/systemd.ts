@@ -4,6 +4,7 @@
  */
 import { mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { ensureFolder, removeEmptyCreatedFolders } from "./created-folders.js";
 import { removeIfPresent, writeIfChanged } from "./files.js";
 import { readTextIfExists } from "../core/fs.js";
 import type { AutomationTask } from "./model.js";
@@ -58,6 +59,16 @@ class SystemdUnits {
     this.dir = systemdUnitDir(ctx.env, ctx.home);
   }
 
+  /** The unit folder, created (and recorded) when the machine has none yet. */
+  ensureDir(): void {
+    ensureFolder(this.ctx.createdFolders, this.dir);
+  }
+
+  /** Once our units are gone: the folders we created for them, if nothing else is in them. */
+  removeCreatedDirs(): void {
+    removeEmptyCreatedFolders(this.ctx.createdFolders);
+  }
+
   servicePath(task: AutomationTask): string {
     return join(this.dir, serviceUnitName(task));
   }
@@ -91,6 +102,7 @@ async function installTimer(units: SystemdUnits, { task, everyMs, command, ancho
   mkdirSync(dirname(command.logPath), { recursive: true });
   // Before the timer starts: a started timer whose boot tick is past wakes the service at once.
   if (intervalChanged(installedInterval(installedService, installedTimer), everyMs)) anchor();
+  units.ensureDir();
   writeIfChanged(units.servicePath(task), service);
   const timerChanged = writeIfChanged(location, timer);
   await units.systemctl("daemon-reload");
@@ -112,6 +124,7 @@ async function uninstallTimer(units: SystemdUnits, task: AutomationTask, reachab
   if (reachable && readTextIfExists(location) !== null) await units.systemctl("disable", "--now", timerUnitName(task));
   removeIfPresent(location);
   removeIfPresent(units.servicePath(task));
+  units.removeCreatedDirs();
   if (reachable) await units.systemctl("daemon-reload");
   return { location, changed: true };
 }

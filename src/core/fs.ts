@@ -26,6 +26,12 @@ export function isDirectoryWithin(path: string, root: string): boolean {
   return real !== null && isPathInside(real, root) && isDirectory(real);
 }
 
+/** Something (file or folder) that really lies inside `root`, by the same rule as isDirectoryWithin. */
+export function existsWithin(path: string, root: string): boolean {
+  const real = realpathOrNull(path);
+  return real !== null && isPathInside(real, root);
+}
+
 /** A text file's content, or null when it does not exist; other errors are thrown. */
 export function readTextIfExists(path: string): string | null {
   try {

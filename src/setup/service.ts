@@ -1,6 +1,7 @@
 /**
  * The verbs behind `setup`, `doctor` and `uninstall`, over the ports app.ts provides.
  */
+import type { ViewerShutdownDeps } from "./viewer-shutdown.js";
 import type { Automation } from "../automation/model.js";
 import type { Config } from "../config/config.js";
 import type { CommandRunner } from "../core/command.js";
@@ -50,6 +51,7 @@ export interface SetupServiceDeps {
   selectRepository(cwd: string, wiki?: string): Repository;
   wikiIssues(repository: Repository): Promise<ValidationIssue[]>;
   queue(): Promise<QueueShutdownDeps>;
+  viewers(): Promise<ViewerShutdownDeps>;
   repositoryRoots(): string[];
   closeState(): void;
 }
@@ -171,6 +173,7 @@ export class SetupService {
       automation: () => deps.automation(),
       queue: () => deps.queue(),
       repositoryRoots: () => deps.repositoryRoots(),
+      viewers: () => deps.viewers(),
       closeState: () => deps.closeState(),
       hookCommand: this.hookCommand(),
       hookRecord: this.hookRecord(),

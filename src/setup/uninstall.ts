@@ -5,7 +5,8 @@
  * state directory — and never a repository's `almanac/`, nor its `.mcp.json` (shared
  * with whoever clones it). The state goes last, and only once the queue is stopped:
  * deleting the ledger under a live worker would leave agents editing repositories
- * unsupervised.
+ * unsupervised. Running viewers (`ca serve`) are stopped before it too: they would go on
+ * showing the deleted wikis.
  */
 import { existsSync } from "node:fs";
 import { AUTOMATION_TASKS, type Automation, type AutomationTask } from "../automation/model.js";
@@ -17,6 +18,8 @@ import { findMcpRegistrations, removeMcpServers, type McpRegistration, type McpR
 import { INSTRUCTION_TARGETS, type Check, type InstructionTarget } from "./model.js";
 import { describeActivity, queueActivity, shutDownQueue, type QueueActivity, type QueueShutdownDeps } from "./queue-shutdown.js";
 import { deleteStateRoot, stateRootHazard } from "./state-root.js";
+import type { ViewerRecord } from "../core/viewer-records.js";
+import { liveViewers, stopViewers, type ViewerShutdownDeps } from "./viewer-shutdown.js";
 
 export const PACKAGE_UNINSTALL = "npm uninstall -g codealmanac";
 
@@ -26,6 +29,8 @@ export interface UninstallDeps extends McpRegistrationDeps {
   automation(): Promise<Automation>;
   /** Opens the state database: called only when it exists. */
   queue(): Promise<QueueShutdownDeps>;
+  /** The viewers recorded on the state root, and how to stop them: called only when it exists. */
+  viewers(): Promise<ViewerShutdownDeps>;
   /** Registered repository roots: called only when the state database exists. */
   repositoryRoots(): string[];
   /** Closes every handle on the state directory before it is deleted. */
@@ -46,6 +51,8 @@ export interface UninstallPlan {
   /** The state directory, when it exists. */
   stateRoot: string | null;
   activity: QueueActivity;
+  /** Viewers (`ca serve`) running on the state root: stopped before it is deleted. */
+  viewers: ViewerRecord[];
 }
 
 export interface UninstallReport {
@@ -58,6 +65,8 @@ export interface UninstallReport {
   cancelled: string[];
   /** The worker that was stopped, or null. */
   worker: number | null;
+  /** The viewers that were stopped. */
+  viewers: ViewerRecord[];
   warnings: Check[];
   packageCommand: string;
 }
@@ -85,7 +94,8 @@ export async function planUninstall(deps: UninstallDeps): Promise<UninstallPlan>
   }
   const stateRoot = existsSync(deps.paths.root) ? deps.paths.root : null;
   const activity = existsSync(deps.paths.database) ? queueActivity(await deps.queue()) : IDLE;
-  return { instructions, mcp, hooks, schedules, scheduleProblem, stateRoot, activity };
+  const viewers = stateRoot ? liveViewers(await deps.viewers()) : [];
+  return { instructions, mcp, hooks, schedules, scheduleProblem, stateRoot, activity, viewers };
 }
 
 export function isNothingToRemove(plan: UninstallPlan): boolean {
@@ -120,6 +130,7 @@ export function describePlan(plan: UninstallPlan): string {
   if (plan.hooks.length > 0) parts.push(`the codealmanac SessionEnd hook in ${plan.hooks.map((h) => h.path).join(" and ")}`);
   if (plan.schedules.length > 0) parts.push(`the ${plan.schedules.join(" and ")} schedule${plan.schedules.length === 1 ? "" : "s"}`);
   if (plan.stateRoot) parts.push(`the state directory ${plan.stateRoot} (run history, indexes, config)`);
+  for (const viewer of plan.viewers) parts.push(`the viewer running at ${viewer.url} (pid ${viewer.pid}), which is stopped first`);
   return parts.length > 1 ? `${parts.slice(0, -1).join(", ")} and ${parts.at(-1)}` : (parts[0] ?? "nothing");
 }
 
@@ -136,9 +147,19 @@ export async function runUninstall(plan: UninstallPlan, deps: UninstallDeps, opt
   const instructions = INSTRUCTION_TARGETS.flatMap((target) => removeInstructions(target, deps.env));
   const mcp = await removeMcpServers(plan.mcp, deps, warnings);
   const hooks = removeHooks(plan, deps, warnings);
+  const viewers = plan.stateRoot ? await stopRunningViewers(deps, warnings) : [];
   const stateRoot = removeState(plan, deps, queue, warnings);
   const { cancelled, worker } = shutdown;
-  return { instructions, mcp, hooks, schedules, stateRoot, cancelled, worker, warnings, packageCommand: PACKAGE_UNINSTALL };
+  return { instructions, mcp, hooks, schedules, stateRoot, cancelled, worker, viewers, warnings, packageCommand: PACKAGE_UNINSTALL };
+}
+
+/** Before the state root goes: a viewer left running would show deleted wikis (and recreate an empty state database). */
+async function stopRunningViewers(deps: UninstallDeps, warnings: Check[]): Promise<ViewerRecord[]> {
+  const { stopped, survivors } = await stopViewers(await deps.viewers());
+  for (const viewer of survivors) {
+    warnings.push({ key: "viewer", status: "warn", message: `could not stop the viewer at ${viewer.url} (pid ${viewer.pid})`, fix: `stop it with Ctrl-C where \`ca serve\` runs, or kill ${viewer.pid}` });
+  }
+  return stopped;
 }
 
 /** Before the state root goes: the record of what setup created in the hook files lives there. */

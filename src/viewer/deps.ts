@@ -37,6 +37,8 @@ export interface ViewerDeps {
   timing: StreamTiming;
   /** Aborted when the server shuts down: open event streams end. */
   closing: AbortSignal;
+  /** True once the state root's database is gone (`uninstall` under a running viewer): every API answer is then 410. */
+  stateGone(): boolean;
 }
 
 export interface Access {

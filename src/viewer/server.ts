@@ -4,6 +4,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { ProductError } from "../core/errors.js";
 import { graphRoutes } from "./api/graph.js";
+import { healthRoutes } from "./api/health.js";
 import { jobRoutes } from "./api/jobs.js";
 import { overviewRoutes } from "./api/overview.js";
 import { pageRoutes } from "./api/page.js";
@@ -12,7 +13,7 @@ import { topicRoutes } from "./api/topic.js";
 import { wikiRoutes } from "./api/wikis.js";
 import { clientRoutes } from "./client-routes.js";
 import type { ViewerDeps } from "./deps.js";
-import { errorReply, forbidden, reply, routeNotFound, type ErrorReply } from "./errors.js";
+import { errorReply, forbidden, reply, routeNotFound, stateGone, type ErrorReply } from "./errors.js";
 import {
   allowedHosts,
   cookieValue,
@@ -40,12 +41,14 @@ export function createViewerApp(deps: ViewerDeps): Hono<ViewerEnv> {
   const app = new Hono<ViewerEnv>();
   app.use("*", responseHeaders());
   app.use("*", tokenGate(deps));
+  app.use("/api/*", stateGate(deps));
   wikiRoutes(app, deps);
   overviewRoutes(app, deps);
   pageRoutes(app, deps);
   searchRoutes(app, deps);
   topicRoutes(app, deps);
   graphRoutes(app, deps);
+  healthRoutes(app, deps);
   jobRoutes(app, deps);
   clientRoutes(app, deps);
   app.notFound((c) => errorJson(c, errorReply(routeNotFound(c.req.method, c.req.path))));
@@ -85,6 +88,18 @@ function tokenGate(deps: ViewerDeps): MiddlewareHandler<ViewerEnv> {
     }
     await next();
     if (tokenMatches(fromQuery, token) && !tokenMatches(fromCookie, token)) c.res.headers.append("Set-Cookie", tokenCookie(token));
+  };
+}
+
+/**
+ * Once the state root is gone every API request is refused (410): answering from the
+ * handles still open would show deleted wikis, and opening the state database again would
+ * leave a new, empty one where `uninstall` removed it.
+ */
+function stateGate(deps: ViewerDeps): MiddlewareHandler<ViewerEnv> {
+  return async (_c, next) => {
+    if (deps.stateGone()) throw stateGone();
+    await next();
   };
 }
 

@@ -48,6 +48,8 @@ async function follow(stream: SSEStreamingApi, deps: ViewerDeps, runId: string, 
     let beat = Date.now();
     const watch = deps.followed();
     while (!stop.signal.aborted) {
+      // The state root was deleted under us (uninstall): the ledger read now is a ghost.
+      if (deps.stateGone()) break;
       let record = deps.runs.getRun(runId);
       if (!record) break;
       // A run whose worker and executor are gone is recovered, so the stream always ends.

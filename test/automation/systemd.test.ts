@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { serviceUnit, timerUnit } from "../../src/automation/systemd-units.js";
@@ -115,6 +115,37 @@ describe("systemd user timers", () => {
     expect(readScheduleAnchor(w.paths, "garden")).toBeNull();
     const again = await w.automation().reconcile("garden", { enabled: false, everyMs: 24 * HOUR });
     expect(again.changed).toBe(false);
+  });
+
+  test("removing the last of our units removes the folders setup created for them, and only while they are empty", async () => {
+    const w = world("systemd");
+    const config = join(w.home, ".config");
+    const dir = join(config, "systemd", "user");
+    expect(existsSync(config)).toBe(false);
+    await w.automation().reconcile("sync", SYNC);
+    await w.automation().reconcile("garden", { enabled: true, everyMs: 24 * HOUR });
+    await w.automation().reconcile("sync", { ...SYNC, enabled: false });
+    expect(existsSync(join(dir, "codealmanac-garden.timer")), "another unit of ours is still there").toBe(true);
+    const removed = await w.automation().removeAll();
+    expect(removed.map((r) => r.task)).toEqual(["garden"]);
+    expect(existsSync(config), "~/.config was created by setup and is empty again").toBe(false);
+  });
+
+  test("a unit folder that was there before setup, or that holds someone else's unit, stays", async () => {
+    const before = world("systemd");
+    const dir = join(before.home, ".config", "systemd", "user");
+    mkdirSync(dir, { recursive: true });
+    await before.automation().reconcile("sync", SYNC);
+    await before.automation().removeAll();
+    expect(existsSync(dir), "the folder was there before setup").toBe(true);
+
+    const shared = world("systemd");
+    const sharedDir = join(shared.home, ".config", "systemd", "user");
+    await shared.automation().reconcile("sync", SYNC);
+    writeFileSync(join(sharedDir, "backup.timer"), "[Timer]\n");
+    await shared.automation().removeAll();
+    expect(readFileSync(join(sharedDir, "backup.timer"), "utf8")).toBe("[Timer]\n");
+    expect(existsSync(join(sharedDir, "codealmanac-sync.timer"))).toBe(false);
   });
 
   test("status reads back what is installed, the interval from the service's --every, and the last run", async () => {

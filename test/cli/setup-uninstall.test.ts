@@ -7,6 +7,7 @@ import { readProcessStartTime } from "../../src/core/processes/index.js";
 import { BLOCK_START } from "../../src/setup/instruction-block.js";
 import { emptyRepo, garden, parkedRun, processAlive, releaseQueue, waitForFile, waitForStatus, writeDb } from "../queue/support.js";
 import { readText, setupSandbox, writeText, type SetupSandbox } from "../setup/support.js";
+import { startViewer } from "../viewer/support.js";
 
 let box: SetupSandbox;
 afterEach(() => box?.cleanup());
@@ -313,6 +314,34 @@ describe("uninstall", () => {
     expect(stopped.json<UninstallJson>().worker_stopped).toBe(holder.pid);
     expect(processAlive(holder.pid!)).toBe(false);
     expect(existsSync(box.state)).toBe(false);
+  });
+
+  test("stops a running viewer before it deletes the state, and says so", async () => {
+    box = uninstallSandbox();
+    expect(box.run(["setup", "--yes", "--skip-schedules"]).code).toBe(0);
+    const repo = writeWiki(join(box.dir, "app"), {});
+    expect(box.run(["search", "home"], { cwd: repo }).code).toBe(0);
+    const viewer = await startViewer(box, { cwd: repo });
+    expect(readdirSync(join(box.state, "viewers"))).toEqual([`${viewer.child.pid}.json`]);
+
+    const result = await box.runAsync(["uninstall", "--yes", "--json"]);
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    const report = JSON.parse(result.stdout) as UninstallJson & { viewers_stopped: { pid: number; url: string }[] };
+    expect(report.viewers_stopped).toEqual([{ pid: viewer.child.pid, url: viewer.url }]);
+    // It was asked to stop (SIGTERM), closed its server and exited normally.
+    expect(await viewer.exited).toEqual({ code: 0, signal: null });
+    expect(existsSync(box.state), "a stopped viewer recreates nothing").toBe(false);
+  });
+
+  test("without --yes the refusal names the running viewer it would stop", async () => {
+    box = uninstallSandbox();
+    expect(box.run(["setup", "--yes", "--skip-schedules"]).code).toBe(0);
+    const viewer = await startViewer(box, {});
+    const result = await box.runAsync(["uninstall"]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`the viewer running at ${viewer.url} (pid ${viewer.child.pid}), which is stopped first; pass --yes`);
+    expect(viewer.child.exitCode).toBeNull();
   });
 
   test("keeps a state directory that holds a repository, with a warning", () => {

@@ -229,6 +229,27 @@ describe("ca serve: index freshness", () => {
     expect(await titleOf()).toBe("Cache, refreshed elsewhere");
   });
 
+  test("once the state directory is deleted under it (uninstall), every API answer is 410 and nothing is recreated", async () => {
+    box = sandbox();
+    const root = emptyRepo(box);
+    const run = await parkedRun(box, root);
+    const viewer = await startViewer(box, { cwd: root });
+    expect((await getJson(viewer, "/api/overview")).status).toBe(200);
+    const stream = await openEvents(viewer, `/api/jobs/${run.run_id}/events?after=0`);
+    expect(stream.status).toBe(200);
+
+    rmSync(box.state, { recursive: true, force: true });
+    for (const path of ["/api/wikis", "/api/overview", `/api/jobs/${run.run_id}`, "/api/search?q=x"]) {
+      const gone = await getJson(viewer, path);
+      expect(gone.status, path).toBe(410);
+      expect(gone.body.error.code, path).toBe("uninstalled");
+      expect(gone.body.error.message, path).toContain("state directory was deleted");
+    }
+    // The open stream of a queued run ends instead of reading a deleted ledger forever.
+    for (let event = await stream.next(); event !== null; event = await stream.next()) expect(event.event).not.toBe("end");
+    expect(existsSync(box.state), "the viewer must not leave a new, empty state directory").toBe(false);
+  });
+
   test("a page deleted while the viewer runs is gone on the next request", async () => {
     box = sandbox();
     const root = fixtureWiki(box.dir);

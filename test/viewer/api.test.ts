@@ -132,11 +132,11 @@ describe("viewer API: the wiki", () => {
     ]);
   });
 
-  test("an unknown page is a 404 with a suggestion; an empty slug is a 422", async () => {
+  test("an unknown page is a 404 with its suggestions as slugs the client links; an empty slug is a 422", async () => {
     const v = await viewer();
     const missing = await getJson(v, "/api/page/guides/setpu");
     expect(missing.status).toBe(404);
-    expect(missing.body).toEqual({ error: { code: "not_found", message: "page not found: guides/setpu (did you mean guides/setup?)" } });
+    expect(missing.body).toEqual({ error: { code: "not_found", message: "page not found: guides/setpu", suggestions: ["guides/setup"] } });
     const empty = await getJson(v, "/api/page/%20");
     expect(empty.status).toBe(422);
     expect(empty.body.error.code).toBe("validation_failed");

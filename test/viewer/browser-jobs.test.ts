@@ -114,6 +114,33 @@ describe.skipIf(skipReason !== null)("viewer in a browser: jobs", () => {
     await screenshot(current, "job-live");
   });
 
+  test("with no runs the jobs view says so once and names the commands that start runs", { timeout: 60_000 }, async () => {
+    const root = await demo();
+    const viewer = await startViewer(box!, { cwd: root });
+    const { page } = await open(viewer, `#/w/${WIKI}/jobs`);
+    await page.getByTestId("empty-state").waitFor();
+    const text = (await page.locator("main").textContent()) ?? "";
+    expect(text.split("No runs recorded yet.").length - 1, text).toBe(1);
+    expect(await page.getByTestId("empty-state").locator("code").allTextContents()).toEqual(["ca init", "ca ingest", "ca garden", "ca sync"]);
+    expect(text).not.toContain("ca build");
+  });
+
+  test("a run's summary keeps identifiers with underscores as written, on its card and in its view (issue 18)", { timeout: 90_000 }, async () => {
+    const root = await demo();
+    const summary = "Set ANTHROPIC_API_KEY for run_queue, then `claude auth login`; **done**.";
+    const run = garden(box!, root, { FAKE_CLAUDE_WRITE_FILES: writes("guides/keys.md", "Keys"), FAKE_CLAUDE_RESULT_TEXT: summary });
+    await waitForStatus(box!, run.run_id, ["done"]);
+    const viewer = await startViewer(box!, { cwd: root });
+    const { page } = await open(viewer, `#/w/${WIKI}/jobs`);
+    const card = page.getByTestId("job-card").first();
+    await card.waitFor();
+    const shown = "Set ANTHROPIC_API_KEY for run_queue, then claude auth login; done.";
+    expect(await card.locator(".job-card-summary").textContent()).toBe(shown);
+    expect(await card.locator(".job-card-summary code").allTextContents()).toEqual(["claude auth login"]);
+    await card.click();
+    await expect.poll(() => page.getByTestId("job-summary").textContent()).toBe(`Summary${shown}`);
+  });
+
   test("cancelling a running run from the UI stops its agent and records it cancelled", { timeout: 90_000 }, async () => {
     const root = await demo();
     const started = join(box!.dir, "agent.pid");

@@ -84,7 +84,7 @@ describe.skipIf(skipReason !== null)("viewer in a browser: reading the wiki", ()
     await expect.poll(() => overview.locator("h1").textContent()).toBe("Home");
     expect(await overview.locator(".deck").textContent()).toBe("5 pages across 3 topics.");
     expect(await overview.locator(".stat-value").allTextContents()).toEqual(["5", "3", WIKI, "No problems"]);
-    expect(await overview.locator(".stat-hint").textContent()).toBe(root);
+    expect(await overview.getByTestId("stat-current-wiki").locator(".stat-hint").textContent()).toBe(root);
     expect(await page.title()).toBe(`${WIKI} | CodeAlmanac`);
     expect((await page.getByTestId("recent-pages").locator(".page-row-title").allTextContents()).sort()).toEqual(["Cache", "Home", "Hostile page", "Run queue", "Setup guide"]);
     expect(await page.getByTestId("wiki-switcher").inputValue()).toBe(WIKI);
@@ -200,14 +200,16 @@ describe.skipIf(skipReason !== null)("viewer in a browser: reading the wiki", ()
     await screenshot(tab, "hostile");
   });
 
-  test("the graph draws every page and topic, and clicking a node opens its page", async () => {
+  test("the graph draws the landing page's neighbourhood, and clicking a node opens its page", async () => {
     const { viewer } = await demo();
     const graph = (await getJson<{ nodes: unknown[] }>(viewer, `/api/graph?wiki=${WIKI}`)).body;
     expect(graph.nodes.length).toBe(8);
     const tab = await open(`${viewer.url}#/w/${WIKI}/graph`);
     const { page } = tab;
     const canvas = page.getByTestId("graph");
-    await expect.poll(() => canvas.getAttribute("data-node-count")).toBe("8");
+    // Home links to the setup guide and the cache page; nothing else links to it or from it.
+    await expect.poll(() => canvas.getAttribute("data-node-count")).toBe("3");
+    expect(await canvas.getAttribute("data-focus")).toBe("README");
     expect(Number(await canvas.getAttribute("data-edge-count"))).toBeGreaterThan(0);
     await screenshot(tab, "graph");
     const target = await clickablePage(tab);

@@ -83,3 +83,42 @@ export function fixtureWiki(dir: string): string {
   for (const [rel, seconds] of Object.entries(times)) utimesSync(join(root, "almanac", rel), seconds, seconds);
   return root;
 }
+
+const AREAS = ["queue", "index", "viewer", "sync", "setup", "wiki", "ledger", "automation"] as const;
+
+/**
+ * A wiki the size of the one issue 18 was tried on, at `<dir>/<name>`: `pages` pages in
+ * eight folders, each with its folder's topic (and every third one a second topic), a
+ * README linking every folder's first page, and links to the next pages in its folder,
+ * to one page of the next folder and back, so it has hubs, clusters and cross links.
+ * Titles are long, as real ones are, so labels can collide. Deterministic.
+ */
+export function generatedWiki(dir: string, pages = 72, name = "big"): { root: string; slugs: string[] } {
+  const root = join(dir, name);
+  const slugs = Array.from({ length: pages }, (_, i) => `${AREAS[i % AREAS.length]}/part-${String(Math.floor(i / AREAS.length)).padStart(2, "0")}`);
+  const files: Record<string, string> = {};
+  slugs.forEach((slug, i) => {
+    const area = AREAS[i % AREAS.length]!;
+    const next = (k: number) => slugs[(i + k * AREAS.length) % pages]!;
+    const targets = [next(1), next(2), slugs[(i + 1) % pages]!, ...(i % 5 === 0 ? [slugs[(i + 17) % pages]!] : [])].filter((t) => t !== slug);
+    const links = targets.map((target) => `[${target}](../${target}.md)`).join(", ");
+    const topics = i % 3 === 0 ? [area, AREAS[(i + 3) % AREAS.length]!] : [area];
+    files[`${slug}.md`] = page({
+      title: `How the ${area} subsystem handles part ${Math.floor(i / AREAS.length)} of its work`,
+      summary: `Part ${i} of the ${area} notes`,
+      topics,
+      sources: [],
+      body: [`# The ${area} part ${i}`, "", `This page explains one part of the ${area} subsystem in some detail.`, "", `## Related`, "", `See ${links}.`].join("\n"),
+    });
+  });
+  files["README.md"] = page({
+    title: "Home",
+    summary: "The landing page",
+    topics: ["queue"],
+    sources: [],
+    body: ["# Home", "", ...AREAS.map((area, i) => `- [${area}](${slugs[i]}.md)`)].join("\n"),
+  });
+  const topicsYaml = `topics:\n${AREAS.map((area) => `  - slug: ${area}\n    title: ${area.charAt(0).toUpperCase()}${area.slice(1)}\n    parents: []`).join("\n")}\n`;
+  writeWiki(root, files, topicsYaml);
+  return { root, slugs };
+}

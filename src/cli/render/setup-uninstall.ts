@@ -10,6 +10,7 @@ export function nothingJson() {
     removed: { instructions: [], mcp: [], hooks: [], schedules: [], state_root: null },
     cancelled: [],
     worker_stopped: null,
+    viewers_stopped: [],
     warnings: [],
     package: PACKAGE_UNINSTALL,
   };
@@ -25,6 +26,7 @@ export function uninstallJson(report: UninstallReport) {
     removed: { instructions: report.instructions, mcp: report.mcp, hooks: report.hooks, schedules: report.schedules, state_root: report.stateRoot },
     cancelled: report.cancelled,
     worker_stopped: report.worker,
+    viewers_stopped: report.viewers.map((viewer) => ({ pid: viewer.pid, url: viewer.url })),
     warnings: report.warnings,
     package: report.packageCommand,
   };
@@ -35,6 +37,7 @@ export function renderUninstall(ctx: CliContext, report: UninstallReport): void 
   const cancelled = report.cancelled.length;
   if (cancelled > 0) lines.push(`cancelled ${cancelled} job${cancelled === 1 ? "" : "s"}: ${report.cancelled.join(", ")}`);
   if (report.worker !== null) lines.push(`stopped the worker (pid ${report.worker})`);
+  for (const viewer of report.viewers) lines.push(`stopped the viewer at ${viewer.url} (pid ${viewer.pid})`);
   for (const file of report.instructions) {
     if (file.deleted) lines.push(`deleted ${file.path} (it held only the codealmanac block)`);
     else lines.push(`removed the codealmanac block from ${file.path}`);

@@ -76,11 +76,20 @@ export function lookupSlug(db: Db, input: string): { slug: string } | MissingSlu
   const folded = db.prepare("SELECT slug FROM pages WHERE slug = ? COLLATE NOCASE").pluck().all(cleaned) as string[];
   if (folded.length === 1) return { slug: folded[0]! };
   const suggestions = suggestSlugs(db, cleaned);
-  const hint = suggestions.length > 0 ? ` (did you mean ${suggestions.join(", ")}?)` : "";
   return {
-    missing: new ProductError("not_found", `page not found: ${raw}${hint}`),
+    missing: new PageNotFound(raw, suggestions),
     involved: [...new Set([raw, cleaned, ...folded, ...suggestions])],
   };
+}
+
+/** An unknown page slug; the message names the nearest slugs, which a viewer also links. */
+export class PageNotFound extends ProductError {
+  constructor(
+    readonly slug: string,
+    readonly suggestions: readonly string[],
+  ) {
+    super("not_found", `page not found: ${slug}${suggestions.length > 0 ? ` (did you mean ${suggestions.join(", ")}?)` : ""}`);
+  }
 }
 
 const SUGGESTION_MIN = 0.6;

@@ -1,6 +1,6 @@
 import type { Hono } from "hono";
 import { join, relative } from "node:path";
-import { isDirectoryWithin } from "../../core/fs.js";
+import { existsWithin, isDirectoryWithin } from "../../core/fs.js";
 import type { SearchHit } from "../../index/views/search.js";
 import { normalizeRefPath } from "../../wiki/file-refs.js";
 import { plainText } from "../../wiki/plain-text.js";
@@ -34,13 +34,17 @@ export function searchRoutes(app: Hono<ViewerEnv>, deps: ViewerDeps): void {
     const { index } = wiki.live;
     const normalized = normalizeRefPath(path)!;
     // The same test search --mentions applies: a folder is one that exists inside the repository (or is written with a slash).
-    const directory = normalized.isDir || isDirectoryWithin(join(wiki.repository.rootPath, normalized.shape), wiki.repository.rootPath);
+    const onDisk = join(wiki.repository.rootPath, normalized.shape);
+    const directory = normalized.isDir || isDirectoryWithin(onDisk, wiki.repository.rootPath);
+    // Pages may cite a file that was since deleted or moved: the view says so plainly.
+    const exists = existsWithin(onDisk, wiki.repository.rootPath);
     const { hits, total } = await index.search({ mentions: path, limit });
     const drift = await readDrift(await deps.drift(), index, hits.map((hit) => hit.slug));
     return c.json({
       wiki: wiki.repository.name,
       path: directory && !normalized.isDir ? `${normalized.shape}/` : normalized.shape,
       kind: directory ? "directory" : "file",
+      exists,
       total,
       pages: hits.map((hit) => searchPage(index.almanacPath, hit, drift)),
     });

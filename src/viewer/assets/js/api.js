@@ -1,14 +1,16 @@
-/* global document, window, fetch, URLSearchParams */
+/* global document, window, fetch, URLSearchParams, CustomEvent */
 // Every request goes through here: the selected wiki and, when the page was opened with
 // one, the `?token=` travel with each call; API failures become ApiError with the server's
 // one error shape `{"error":{code,message}}`, which the router shows as a "Viewer error".
 
 export class ApiError extends Error {
-  constructor(status, code, message) {
+  constructor(status, code, message, suggestions = []) {
     super(message);
     this.name = "ApiError";
     this.status = status;
     this.code = code;
+    /** For an unknown page: the slugs of the nearest pages. */
+    this.suggestions = suggestions;
   }
 }
 
@@ -66,7 +68,10 @@ export async function api(path, { wiki, params, method = "GET", body, signal } =
   const data = await response.json().catch(() => null);
   if (!response.ok) {
     const detail = data && typeof data === "object" ? data.error : null;
-    throw new ApiError(response.status, detail?.code ?? "http_error", detail?.message ?? `Request failed: ${response.status}`);
+    // The state root was deleted under the viewer: every view says so (app.js shows a banner).
+    if (detail?.code === "uninstalled") window.dispatchEvent(new CustomEvent("codealmanac:uninstalled", { detail: detail.message }));
+    const suggestions = Array.isArray(detail?.suggestions) ? detail.suggestions.filter((slug) => typeof slug === "string") : [];
+    throw new ApiError(response.status, detail?.code ?? "http_error", detail?.message ?? `Request failed: ${response.status}`, suggestions);
   }
   return data;
 }

@@ -1,6 +1,7 @@
 /* global document */
 // DOM helpers. Data only ever reaches the page as text nodes or as attributes set
 // through the DOM; the single exception (server-rendered page HTML) lives in views/page.js.
+import { inlineParts } from "./format.js";
 
 const SAFE_SCHEMES = new Set(["http:", "https:", "mailto:"]);
 
@@ -72,7 +73,24 @@ export function link(url, text, props = {}) {
   return el("a", { ...props, href, text });
 }
 
-/** `ca init` style inline code inside a sentence: backquoted parts become <code>. */
+/**
+ * A one-line text with inline Markdown (a summary, an error, a hint): code spans become
+ * <code>, emphasis marks go, and `snake_case` words stay as written (see format.js).
+ */
 export function withCode(sentence) {
-  return sentence.split(/(`[^`]+`)/).map((part) => (part.startsWith("`") && part.endsWith("`") && part.length > 1 ? el("code", { text: part.slice(1, -1) }) : part));
+  return inlineParts(String(sentence ?? "")).map((part) => (part.code ? el("code", { text: part.text }) : part.text));
+}
+
+/**
+ * A file path that wraps at its slashes: a <wbr> after each `/`, so a long path breaks
+ * between folders, and inside a name only when one alone is wider than the line.
+ */
+export function pathText(path) {
+  const pieces = String(path ?? "").split(/(?<=\/)/);
+  return pieces.flatMap((piece, i) => (i < pieces.length - 1 ? [piece, el("wbr")] : [piece]));
+}
+
+/** `<code class="path">` holding a path that wraps at its slashes. */
+export function pathCode(path, props = {}) {
+  return el("code", { ...props, class: props.class ? `path ${props.class}` : "path" }, pathText(path));
 }

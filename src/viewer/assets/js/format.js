@@ -70,9 +70,73 @@ export function folderTitle(name) {
     .join(" ");
 }
 
-/** Markdown emphasis markers removed, for one-line summaries. */
-export function stripEmphasis(text) {
-  return text.replace(/(\*\*|__)(.+?)\1/g, "$2").replace(/(\*|_)(\S.*?)\1/g, "$2").replace(/`([^`]+)`/g, "$1");
+// Inline Markdown of one-line texts (run summaries, page summaries, errors), read the way
+// CommonMark reads it: code spans are literal, and `_` inside a word is a letter, never
+// emphasis, so `ANTHROPIC_API_KEY` and `run_queue` stay as written (issue 18).
+const WORD_CHAR = "\\p{L}\\p{N}_";
+const UNDERSCORE = new RegExp(`(?<![${WORD_CHAR}\\\\])(__?)(?=\\S)([^]*?[^\\s\\\\])\\1(?![${WORD_CHAR}])`, "gu");
+const STAR = /(?<!\\)(\*\*?)(?=\S)([^]*?[^\s\\])\1/g;
+const ESCAPE = /\\([!-/:-@[-`{-~])/g;
+
+/**
+ * A line of inline Markdown as pieces: `{ code: true, text }` for a code span, else prose
+ * with its emphasis marks and escapes removed. Unpaired backticks and marks stay as text.
+ */
+export function inlineParts(text) {
+  const parts = [];
+  const prose = (chunk) => {
+    if (chunk === "") return;
+    const plain = chunk.replace(UNDERSCORE, "$2").replace(STAR, "$2").replace(ESCAPE, "$1");
+    const last = parts[parts.length - 1];
+    if (last && !last.code) last.text += plain;
+    else parts.push({ code: false, text: plain });
+  };
+  let at = 0;
+  let from = 0;
+  for (let open = codeStart(text, from); open !== null; open = codeStart(text, from)) {
+    const close = closingRun(text, open.end, open.ticks.length);
+    // No run of the same length closes it: these backticks are text.
+    if (close === null) {
+      from = open.end;
+      continue;
+    }
+    prose(text.slice(at, open.start));
+    parts.push({ code: true, text: codeContent(text.slice(open.end, close)) });
+    at = from = close + open.ticks.length;
+  }
+  prose(text.slice(at));
+  return parts;
+}
+
+/** The next backtick run not escaped by a backslash, from `from`. */
+function codeStart(text, from) {
+  for (let i = text.indexOf("`", from); i >= 0; i = text.indexOf("`", i + 1)) {
+    let end = i;
+    while (text[end] === "`") end++;
+    if (text[i - 1] === "\\" && text[i - 2] !== "\\") {
+      i = end - 1;
+      continue;
+    }
+    return { start: i, end, ticks: text.slice(i, end) };
+  }
+  return null;
+}
+
+/** Where the first backtick run of exactly `length` from `from` starts, or null. */
+function closingRun(text, from, length) {
+  for (let i = text.indexOf("`", from); i >= 0; i = text.indexOf("`", i)) {
+    let end = i;
+    while (text[end] === "`") end++;
+    if (end - i === length) return i;
+    i = end;
+  }
+  return null;
+}
+
+/** One space on each side is padding (`` `x` ``); line breaks read as spaces. */
+function codeContent(raw) {
+  const flat = raw.replace(/\r?\n/g, " ");
+  return flat.length > 2 && flat.startsWith(" ") && flat.endsWith(" ") && flat.trim() !== "" ? flat.slice(1, -1) : flat;
 }
 
 export function basename(path) {

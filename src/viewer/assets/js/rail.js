@@ -10,7 +10,9 @@ const NAV = [
   { label: "Overview", routes: ["overview"], href: (wiki) => to.overview(wiki) },
   { label: "Search", routes: ["search"], href: (wiki) => to.search(wiki) },
   { label: "Jobs", routes: ["jobs", "job"], href: (wiki) => to.jobs(wiki) },
-  { label: "Graph", routes: ["graph"], href: (wiki) => to.graph(wiki) },
+  // From a page, the graph opens on that page's neighbourhood.
+  { label: "Graph", routes: ["graph"], href: (wiki, route) => to.graph(wiki, { focus: route?.name === "page" ? route.slug : "" }) },
+  { label: "Health", routes: ["health"], href: (wiki) => to.health(wiki) },
 ];
 
 export function createRail(root) {
@@ -72,7 +74,7 @@ export function createRail(root) {
     clear(nav);
     for (const item of NAV) {
       const active = state.route && item.routes.includes(state.route.name);
-      nav.append(el("a", { href: item.href(state.wiki), text: item.label, class: active ? "is-active" : "", attrs: { "aria-current": active ? "page" : null }, testid: `nav-${item.label.toLowerCase()}` }));
+      nav.append(el("a", { href: item.href(state.wiki, state.route), text: item.label, class: active ? "is-active" : "", attrs: { "aria-current": active ? "page" : null }, testid: `nav-${item.label.toLowerCase()}` }));
     }
   }
 

@@ -6,6 +6,7 @@ import { clear, el } from "./dom.js";
 import { parseHash, to } from "./routes.js";
 import { emptyState, errorBlock, loading, setTitle, viewHeader } from "./ui.js";
 import * as file from "./views/file.js";
+import * as health from "./views/health.js";
 import * as job from "./views/job.js";
 import * as jobs from "./views/jobs.js";
 import * as overview from "./views/overview.js";
@@ -14,7 +15,7 @@ import * as search from "./views/search.js";
 import * as topic from "./views/topic.js";
 
 const LOADING_DELAY_MS = 150;
-const VIEWS = { overview, page, topic, search, file, jobs, job, graph: { render: (ctx) => import("./graph.js").then((graph) => graph.render(ctx)) } };
+const VIEWS = { overview, page, topic, search, file, jobs, job, health, graph: { render: (ctx) => import("./graph.js").then((graph) => graph.render(ctx)) } };
 const NO_WIKIS = ["No wikis yet — run `ca init` in a repository", "Then reload this page: the viewer shows every wiki registered on this machine."];
 
 export function createRouter({ main, rail, onRoute }) {
@@ -49,7 +50,7 @@ export function createRouter({ main, rail, onRoute }) {
     try {
       await VIEWS[route.name].render({ route, main: host, signal });
     } catch (error) {
-      if (!signal.aborted && !isAbort(error)) showFailure(error);
+      if (!signal.aborted && !isAbort(error)) showFailure(error, route.wiki);
     } finally {
       clearTimeout(spinner);
       pending.remove();
@@ -75,9 +76,9 @@ export function createRouter({ main, rail, onRoute }) {
     }
   }
 
-  function showFailure(error) {
+  function showFailure(error, wiki = null) {
     const noWiki = Boolean(error) && error.code === "no_wiki";
-    clear(main).append(noWiki ? emptyState(...NO_WIKIS) : errorBlock(error));
+    clear(main).append(noWiki ? emptyState(...NO_WIKIS) : errorBlock(error, wiki));
     setTitle(noWiki ? "No wikis" : "Viewer error");
   }
 

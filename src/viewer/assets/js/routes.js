@@ -8,7 +8,8 @@
 //   #/w/<wiki>/file/<path>      (a trailing `/` means a folder)
 //   #/w/<wiki>/jobs[?filter=active|done|attention]
 //   #/w/<wiki>/jobs/<run-id>
-//   #/w/<wiki>/graph[?all=1&layout=cose]
+//   #/w/<wiki>/graph[?focus=<slug>&depth=2|all=1]
+//   #/w/<wiki>/health
 
 /** The route for a location hash, or null when the hash is not ours (e.g. a `#source-…` anchor). */
 export function parseHash(hash) {
@@ -40,8 +41,10 @@ function routeFor(wiki, head, tail, params) {
       return tail ? { name: "file", wiki, path: tail } : { name: "unknown", wiki };
     case "jobs":
       return tail ? { name: "job", wiki, runId: tail } : { name: "jobs", wiki, filter: params.get("filter") ?? "all" };
+    case "health":
+      return { name: "health", wiki };
     case "graph":
-      return { name: "graph", wiki, all: params.get("all") === "1", layout: params.get("layout") ?? "" };
+      return { name: "graph", wiki, all: params.get("all") === "1", focus: params.get("focus") ?? "", depth: params.get("depth") === "2" ? 2 : 1 };
     default:
       return { name: "unknown", wiki };
   }
@@ -80,7 +83,8 @@ export const to = {
   file: (wiki, path) => `${base(wiki)}file/${encPath(path)}`,
   jobs: (wiki, filter = "all") => withQuery(`${base(wiki)}jobs`, { filter: filter === "all" ? "" : filter }),
   job: (wiki, runId) => `${base(wiki)}jobs/${enc(runId)}`,
-  graph: (wiki, { all = false, layout = "" } = {}) => withQuery(`${base(wiki)}graph`, { all, layout }),
+  graph: (wiki, { all = false, focus = "", depth = 1 } = {}) => withQuery(`${base(wiki)}graph`, { focus, depth: depth === 2 ? 2 : "", all }),
+  health: (wiki) => `${base(wiki)}health`,
 };
 
 /** The same view in another wiki, where that makes sense (a page slug rarely carries over). */
@@ -91,7 +95,10 @@ export function sameViewIn(route, wiki) {
     case "jobs":
       return to.jobs(wiki, route.filter);
     case "graph":
-      return to.graph(wiki, route);
+      // A page in focus rarely exists in the other wiki: its graph starts from its landing page.
+      return to.graph(wiki, { all: route.all });
+    case "health":
+      return to.health(wiki);
     default:
       return to.overview(wiki);
   }

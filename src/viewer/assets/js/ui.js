@@ -1,16 +1,21 @@
 /* global document */
 // Building blocks shared by the views: headers, page rows, chips, empty and error states.
-import { el, withCode } from "./dom.js";
+import { el, pathCode, withCode } from "./dom.js";
 import { to } from "./routes.js";
 
 export function setTitle(leaf) {
   document.title = leaf ? `${leaf} | CodeAlmanac` : "CodeAlmanac";
 }
 
-/** The "Viewer error" block with the API's message. */
-export function errorBlock(error) {
+/** The "Viewer error" block with the API's message; an unknown page's nearest pages as links. */
+export function errorBlock(error, wiki = null) {
   const message = error && error.message ? error.message : String(error);
-  return el("section", { class: "callout callout-alert", testid: "error", attrs: { role: "alert" } }, el("h2", { text: "Viewer error" }), el("p", { text: message }));
+  const suggestions = wiki && Array.isArray(error?.suggestions) ? error.suggestions : [];
+  const meant =
+    suggestions.length > 0
+      ? el("p", { testid: "did-you-mean" }, "Did you mean ", suggestions.flatMap((slug, i) => [i > 0 ? ", " : null, el("a", { href: to.page(wiki, slug), text: slug })]), "?")
+      : null;
+  return el("section", { class: "callout callout-alert", testid: "error", attrs: { role: "alert" } }, el("h2", { text: "Viewer error" }), el("p", { text: message }), meant);
 }
 
 /** A friendly empty state; backquoted words render as code. */
@@ -23,8 +28,8 @@ export function viewHeader({ eyebrow, title, deck, testid, extra }) {
     "header",
     { class: "view-header" },
     eyebrow ? el("p", { class: "eyebrow", text: eyebrow }) : null,
-    el("h1", { text: title, testid }),
-    deck ? el("p", { class: "deck" }, deck) : null,
+    el("h1", { testid }, title),
+    deck ? el("p", { class: "deck" }, typeof deck === "string" ? withCode(deck) : deck) : null,
     extra ?? null,
   );
 }
@@ -64,9 +69,9 @@ export function pageRow(wiki, page) {
     "li",
     { class: "page-row", dataset: { slug: page.slug } },
     el("div", { class: "page-row-head" }, el("a", { class: "page-row-title", href: to.page(wiki, page.slug), text: page.title || page.slug }), staleBadge(page.freshness)),
-    el("p", { class: page.summary ? "page-row-summary" : "page-row-summary muted", text: page.summary || "No summary" }),
+    page.summary ? el("p", { class: "page-row-summary" }, withCode(page.summary)) : el("p", { class: "page-row-summary muted", text: "No summary" }),
     match,
-    el("div", { class: "page-row-meta" }, el("code", { class: "path", text: page.path || `${page.slug}.md` }), topicsLine(wiki, page.topics)),
+    el("div", { class: "page-row-meta" }, pathCode(page.path || `${page.slug}.md`), topicsLine(wiki, page.topics)),
   );
 }
 

@@ -1,7 +1,7 @@
 /* global document, window */
 import { api, isAbort } from "../api.js";
-import { clear, el } from "../dom.js";
-import { dateTime, plural, stripEmphasis } from "../format.js";
+import { clear, el, withCode } from "../dom.js";
+import { dateTime, plural } from "../format.js";
 import { impactChips, isLive, runElapsed, runStart, runTitle, statusChip, warningsChip } from "../jobs.js";
 import { followJob } from "../live.js";
 import { to } from "../routes.js";
@@ -83,7 +83,7 @@ function runPanel(wiki, run) {
   const chips = [...impactChips(run), warningsChip(run)].filter(Boolean);
   if (chips.length > 0) parts.push(el("div", { class: "chip-row" }, chips));
   if (run.error) parts.push(callout("Failure", run.error, "alert", run.failure_category));
-  else if (run.summary) parts.push(callout("Summary", stripEmphasis(run.summary), "info"));
+  else if (run.summary) parts.push(callout("Summary", run.summary, "info"));
   const secrets = secretFindings(run.secret_findings);
   if (secrets) parts.push(secrets);
   const changes = changedPages(wiki, run.page_changes);
@@ -92,7 +92,7 @@ function runPanel(wiki, run) {
 }
 
 function callout(title, text, tone, note) {
-  return el("section", { class: `callout callout-${tone}`, testid: `job-${title.toLowerCase()}` }, el("strong", { text: title }), el("p", { text }), note ? el("p", { class: "muted", text: note.replace(/_/g, " ") }) : null);
+  return el("section", { class: `callout callout-${tone}`, testid: `job-${title.toLowerCase()}` }, el("strong", { text: title }), el("p", {}, withCode(text)), note ? el("p", { class: "muted", text: note.replace(/_/g, " ") }) : null);
 }
 
 /** Where the secret gate found secrets (file, line, kind; the server never sends the secret): the failure says how to fix it. */

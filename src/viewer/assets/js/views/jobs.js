@@ -1,11 +1,13 @@
 import { api } from "../api.js";
-import { clear, el } from "../dom.js";
-import { dayKey, dayLabel, plural, stripEmphasis } from "../format.js";
+import { clear, el, withCode } from "../dom.js";
+import { dayKey, dayLabel, plural } from "../format.js";
 import { impactChips, isLive, runStart, runTime, runTitle, seal, statusChip, tone, warningsChip } from "../jobs.js";
 import { to } from "../routes.js";
 import { emptyState, setTitle, viewHeader } from "../ui.js";
 
 const POLL_MS = 1500;
+/** The commands that queue runs (see `ca --help`). */
+const NO_RUNS_HINT = "Runs started with `ca init`, `ca ingest`, `ca garden` or `ca sync` show up here, live.";
 const FILTERS = [
   { key: "all", label: "All", accepts: () => true },
   { key: "active", label: "Active", accepts: (run) => tone(run.status) === "active" },
@@ -50,9 +52,10 @@ function jobsView(route, data) {
   const runs = data.runs ?? [];
   const active = runs.filter(isLive).length;
   const total = data.total ?? runs.length;
-  const deck = runs.length === 0 ? "No runs recorded yet." : active > 0 ? `${plural(total, "local run")} · ${active} active now.` : `${plural(total, "local run")}.`;
+  // With no runs the empty state says so once; the header then has no deck.
+  const deck = runs.length === 0 ? null : active > 0 ? `${plural(total, "local run")} · ${active} active now.` : `${plural(total, "local run")}.`;
   const header = viewHeader({ eyebrow: "CodeAlmanac runs", title: "Jobs", deck });
-  if (runs.length === 0) return [header, el("div", { class: "jobs-list", testid: "jobs-list" }, emptyState("No runs recorded yet.", "Runs started with `ca build`, `ca ingest` or `ca garden` show up here, live."))];
+  if (runs.length === 0) return [header, el("div", { class: "jobs-list", testid: "jobs-list" }, emptyState("No runs recorded yet.", NO_RUNS_HINT))];
   const filter = FILTERS.find((f) => f.key === route.filter) ?? FILTERS[0];
   const shown = runs.filter(filter.accepts);
   const list = el("div", { class: "jobs-list", testid: "jobs-list" });
@@ -103,7 +106,7 @@ function jobCard(wiki, run) {
       { class: "job-card-main" },
       el("div", { class: "job-card-top" }, el("span", { class: "tag", text: run.kind }), el("span", { class: "muted", text: runTime(run) })),
       el("strong", { class: "job-card-title", text: runTitle(run) }),
-      el("p", { class: "job-card-summary", text: stripEmphasis(line) }),
+      el("p", { class: "job-card-summary" }, withCode(line)),
       el("div", { class: "chip-row" }, impactChips(run), warningsChip(run), statusChip(run)),
     ),
   );

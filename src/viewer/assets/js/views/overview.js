@@ -1,5 +1,5 @@
 import { api, isAbort } from "../api.js";
-import { clear, el } from "../dom.js";
+import { clear, el, pathCode, pathText, withCode } from "../dom.js";
 import { plural } from "../format.js";
 import { loadOverview } from "../overview-cache.js";
 import { to } from "../routes.js";
@@ -18,10 +18,10 @@ export async function render({ route, main, signal }) {
       title: heading,
       deck: `${plural(data.page_count ?? 0, "page")} across ${plural(data.topic_count ?? 0, "topic")}.`,
     }),
-    stats(data, wikiName),
+    stats(data, wikiName, route.wiki),
   );
   if ((data.page_count ?? 0) === 0) {
-    view.append(emptyState("No pages yet", "This wiki has no pages. Run `ca build` in the repository to write the first ones."));
+    view.append(emptyState("No pages yet", "This wiki has no pages yet. Run `ca ingest <path>` or `ca garden` in the repository to have an agent write them."));
     main.append(view);
     return;
   }
@@ -59,7 +59,7 @@ function staleSection(wiki, signal) {
               { class: "page-row", dataset: { slug: page.slug } },
               el("a", { class: "page-row-title", href: to.page(wiki, page.slug), text: page.title || page.slug }),
               el("p", { class: "page-row-summary drift-stale", text: page.reason || "Its cited code changed." }),
-              el("div", { class: "page-row-meta" }, el("code", { class: "path", text: page.path })),
+              el("div", { class: "page-row-meta" }, pathCode(page.path)),
             ),
           ),
         ),
@@ -73,7 +73,7 @@ function staleSection(wiki, signal) {
   return section;
 }
 
-function stats(data, wikiName) {
+function stats(data, wikiName, wiki) {
   const health = data.health ?? { errors: 0, warnings: 0 };
   const healthText = health.errors || health.warnings ? `${plural(health.errors, "error")} · ${plural(health.warnings, "warning")}` : "No problems";
   return el(
@@ -81,13 +81,16 @@ function stats(data, wikiName) {
     { class: "stat-grid" },
     stat("Pages", String(data.page_count ?? 0)),
     stat("Topics", String(data.topic_count ?? 0)),
-    stat("Current wiki", wikiName, data.wiki?.root_path),
-    stat("Health", healthText, null, health.errors ? "stat-alert" : ""),
+    stat("Current wiki", wikiName, data.wiki?.root_path ? pathText(data.wiki.root_path) : null),
+    // The card opens the findings it counts.
+    stat("Health", healthText, "See the findings", health.errors ? "stat-alert stat-link" : "stat-link", to.health(wiki)),
   );
 }
 
-function stat(label, value, hint, extraClass = "") {
-  return el("div", { class: `stat ${extraClass}`.trim() }, el("span", { class: "stat-label", text: label }), el("strong", { class: "stat-value", text: value }), hint ? el("span", { class: "stat-hint muted", text: hint }) : null);
+function stat(label, value, hint, extraClass = "", href = null) {
+  const parts = [el("span", { class: "stat-label", text: label }), el("strong", { class: "stat-value", text: value }), hint ? el("span", { class: "stat-hint muted" }, hint) : null];
+  const props = { class: `stat ${extraClass}`.trim(), testid: `stat-${label.toLowerCase().replace(/\s+/g, "-")}` };
+  return href ? el("a", { ...props, href }, ...parts) : el("div", props, ...parts);
 }
 
 function featured(wiki, page) {
@@ -96,6 +99,6 @@ function featured(wiki, page) {
     { class: "featured" },
     el("p", { class: "eyebrow", text: "Start here" }),
     el("a", { class: "featured-title", href: to.page(wiki, page.slug), text: page.title || page.slug }),
-    page.summary ? el("p", { text: page.summary }) : null,
+    page.summary ? el("p", {}, withCode(page.summary)) : null,
   );
 }

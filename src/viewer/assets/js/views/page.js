@@ -1,6 +1,6 @@
 /* global document */
 import { apiPath, api } from "../api.js";
-import { el, link, safeHref } from "../dom.js";
+import { el, link, pathCode, pathText, safeHref, withCode } from "../dom.js";
 import { dateTime, folderTitle, toDate } from "../format.js";
 import { to } from "../routes.js";
 import { section, setTitle, shortCommit, staleBadge, topicChip } from "../ui.js";
@@ -21,9 +21,9 @@ export async function render({ route, main, signal }) {
       el(
         "header",
         { class: "view-header" },
-        el("p", { class: "eyebrow" }, el("code", { class: "path", text: page.path || `${page.slug}.md` })),
+        el("p", { class: "eyebrow" }, pathCode(page.path || `${page.slug}.md`)),
         el("h1", { text: title, testid: "page-title" }),
-        page.summary ? el("p", { class: "deck", text: page.summary }) : null,
+        page.summary ? el("p", { class: "deck", testid: "page-summary" }, withCode(page.summary)) : null,
         facts(wiki, page),
         page.truncation ? el("div", { class: "callout callout-info", testid: "page-truncated" }, el("p", { text: `Only part of this page is shown: ${page.truncation}.` })) : null,
       ),
@@ -49,6 +49,7 @@ function facts(wiki, page) {
     "div",
     { class: "facts" },
     el("a", { class: "chip", href: to.overview(wiki), text: "All pages" }),
+    el("a", { class: "chip", href: to.graph(wiki, { focus: page.slug }), text: "Show in graph", testid: "page-graph" }),
     staleBadge(page.freshness),
     (page.topics ?? []).map((slug) => topicChip(wiki, slug)),
     updated ? el("span", { class: "muted", text: `Updated ${dateTime(updated)}` }) : null,
@@ -124,7 +125,7 @@ function sidePanel(wiki, page, sources) {
   const pageLink = (summary) => el("a", { href: to.page(wiki, summary.slug), text: summary.title || summary.slug });
   const files = (page.files ?? []).map((file) => {
     const path = file.is_dir && !file.path.endsWith("/") ? `${file.path}/` : file.path;
-    return el("a", { href: to.file(wiki, path), text: path, class: "path" });
+    return el("a", { href: to.file(wiki, path), class: "path" }, pathText(path));
   });
   const outgoing = (page.outgoing ?? []).map((out) => (out.exists ? el("a", { href: to.page(wiki, out.slug), text: out.slug }) : el("span", { class: "broken", text: `${out.slug} (missing)` })));
   return el(
@@ -158,7 +159,7 @@ function freshnessSection(wiki, freshness) {
       el(
         "li",
         { class: `drift drift-${source.status}`, testid: "drift-source" },
-        el("a", { class: "path", href: to.file(wiki, source.path), text: where }),
+        el("a", { class: "path", href: to.file(wiki, source.path) }, pathText(where)),
         el("span", { class: "drift-status", text: source.status }),
         el("span", { class: "source-detail muted", text: source.reason }),
         commits ? el("code", { class: "drift-commits path", text: commits }) : null,
