@@ -621,9 +621,15 @@ export class App {
       // `uninstall` (or a hand) deleted the state root under the running viewer.
       stateGone: () => !existsSync(this.paths.database),
     });
-    // Recorded so that `uninstall` can stop it before deleting what it reads.
-    const { pid, startTime } = (await this.processes()).self();
-    const unrecord = recordViewer(this.paths.root, { pid, startTime, url: viewer.url });
+    // Recorded so that `uninstall` can stop it before deleting what it reads. Where processes
+    // cannot be controlled (Windows) there is nothing to stop it with; `stateGone` still covers it.
+    let self: ReturnType<ProcessControl["self"]>;
+    try {
+      self = (await this.processes()).self();
+    } catch {
+      return viewer;
+    }
+    const unrecord = recordViewer(this.paths.root, { pid: self.pid, startTime: self.startTime, url: viewer.url });
     return { ...viewer, close: () => viewer.close().finally(unrecord) };
   }
 
