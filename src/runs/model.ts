@@ -135,27 +135,17 @@ export interface Transition {
  * A run carried over from another program's ledger (the Python CodeAlmanac's) as history:
  * always terminal, so nothing queues or claims it, and never retried (see `IMPORTED_SPEC_VERSION`).
  */
-export interface HistoricRun {
-  runId: string;
-  repositoryId: string;
-  repositoryName: string;
-  repositoryRoot: string;
-  kind: RunKind;
+export type HistoricRun = Pick<
+  RunRecord,
+  | "runId" | "repositoryId" | "repositoryName" | "repositoryRoot" | "kind" | "title" | "summary" | "error"
+  | "failureCategory" | "createdAt" | "updatedAt" | "startedAt" | "finishedAt" | "harness"
+> & {
   status: TerminalStatus;
-  title: string | null;
-  summary: string | null;
-  error: string | null;
-  failureCategory: FailureCategory | null;
-  createdAt: number;
-  updatedAt: number;
-  startedAt: number | null;
-  finishedAt: number | null;
-  harness: { kind: string; sessionId: string | null; transcriptPath: string | null } | null;
   /** Where it came from, kept in its spec column beside the original request. */
   origin: string;
   originalSpec: unknown;
   events: { seq: number; createdAt: number; kind: RunEventKind; message: string }[];
-}
+};
 
 /** The spec version of a carried-over run: no spec of ours, so it is shown but never run again. */
 export const IMPORTED_SPEC_VERSION = 0;
