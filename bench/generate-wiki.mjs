@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Deterministic synthetic wiki generator for benchmarks.
 //
-//   node bench/generate-wiki.mjs --pages 1000 --out /tmp/wiki-1k [--seed 42] [--force]
+//   node bench/generate-wiki.mjs --pages 1000 --out /tmp/wiki-1k [--seed 42] [--shape heavy|light] [--force]
 //
 // Writes <out>/almanac/README.md, <out>/almanac/topics.yaml, N pages in total (the
 // root README counts as one) in a nested folder layout, plus a few small real files
@@ -770,7 +770,7 @@ function codeBlock(rng, prose) {
  * in citations and links. Blocks: {kind: "h"|"p"|"ul"|"ol"|"code", ...}; prose blocks
  * keep `wc`, the token count of each item, so the length is tracked without recounting.
  */
-function buildBody(rng, prose, page, targetWords, citeIds, links) {
+function buildBody(rng, prose, page, targetWords, citeIds, links, shape = SHAPES.heavy) {
   const blocks = [];
   let total = 0; // whitespace-separated tokens of the serialized body, markup included
   const fixed = (kind, text) => {
@@ -795,7 +795,7 @@ function buildBody(rng, prose, page, targetWords, citeIds, links) {
   total += countWords(lead);
   addParagraph(rng.int(1, 3));
 
-  const sections = rng.int(2, 5);
+  const sections = rng.int(...shape.sections);
   const usedHeadings = new Set();
   const perSection = Math.max(40, (targetWords - total) / sections);
   for (let s = 0; s < sections; s++) {
@@ -903,8 +903,8 @@ function buildBody(rng, prose, page, targetWords, citeIds, links) {
   return out + "\n";
 }
 
-function sourcesFor(rng, prose, srcFiles) {
-  const count = rng.int(1, 4);
+function sourcesFor(rng, prose, srcFiles, shape = SHAPES.heavy) {
+  const count = rng.int(...shape.sources);
   const ids = new Set();
   const list = [];
   const unique = (base) => {
@@ -971,15 +971,51 @@ function linkHref(rng, from, to) {
 }
 
 // ---------------------------------------------------------------------------
+// Shapes and the broad query
+
+/**
+ * How much each page holds. `heavy` is the default because benchmarks must use wikis at
+ * least as heavy as real ones: a real 10,000-page wiki measured 52 MB, pages of a few
+ * kilobytes with many sections, links, citations and sources, and common words on most
+ * pages. `light` is the earlier, lighter shape, kept for comparisons.
+ */
+export const SHAPES = {
+  heavy: { words: [520, 1100], sections: [4, 9], links: [4, 12], sources: [2, 6] },
+  light: { words: [260, 650], sections: [2, 5], links: [2, 8], sources: [1, 4] },
+};
+
+const WORD = /[a-z]+/g;
+
+function countDocumentWords(frequency, body) {
+  for (const word of new Set(body.toLowerCase().match(WORD) ?? [])) {
+    if (word.length >= 4) frequency.set(word, (frequency.get(word) ?? 0) + 1);
+  }
+}
+
+/**
+ * Two domain nouns found on most pages, as agents ask them: the two most frequent that are
+ * each on at most three pages in four, so that together they match about nine in ten.
+ */
+function broadQuery(frequency, pages) {
+  const nouns = new Set(DOMAIN_NOUNS);
+  const ranked = [...frequency].filter(([w, n]) => nouns.has(w) && n <= 0.75 * pages).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+  const pair = ranked.slice(0, 2);
+  return { query: pair.map(([w]) => w).join(" "), pages: pair.map(([, n]) => n) };
+}
+
+// ---------------------------------------------------------------------------
 // Main entry
 
 /**
  * Generates the wiki and returns a summary plus what a benchmark needs to know.
  * @param {{root: string, pages: number, seed?: number, force?: boolean}} options
  */
-export function generateWiki({ root, pages, seed = 42, force = false }) {
+export function generateWiki({ root, pages, seed = 42, force = false, shape: shapeName = "heavy" }) {
   const started = process.hrtime.bigint();
   if (!Number.isInteger(pages) || pages < 1) throw new Error(`pages must be a positive integer, got ${pages}`);
+  const shape = SHAPES[shapeName];
+  if (!shape) throw new Error(`shape must be one of ${Object.keys(SHAPES).join(", ")}, got ${shapeName}`);
+  const documentFrequency = new Map();
   root = resolve(root);
   const almanac = join(root, "almanac");
   if (existsSync(almanac)) {
@@ -1057,10 +1093,10 @@ export function generateWiki({ root, pages, seed = 42, force = false }) {
   for (const p of plan) {
     prose.setFocus(focusNouns([...p.titleWords, ...p.topics.flatMap((t) => t.split("-"))]));
     p.summary = `${cap(p.category === "decisions" ? `why we ${prose.verb()} ${prose.np()}` : prose.clause())} ${prose.pp()}.`;
-    p.sources = sourcesFor(rng, prose, srcFiles);
+    p.sources = sourcesFor(rng, prose, srcFiles, shape);
 
     // 2–8 links to other existing pages.
-    const wantLinks = rng.int(2, 8);
+    const wantLinks = rng.int(...shape.links);
     const links = [];
     const seen = new Set([p.route]);
     const siblings = byDir.get(p.dir);
@@ -1081,7 +1117,7 @@ export function generateWiki({ root, pages, seed = 42, force = false }) {
     }
     p.links = links.map((l) => l.target);
 
-    const targetWords = rng.int(260, 650);
+    const targetWords = rng.int(...shape.words);
     const body = buildBody(
       rng,
       prose,
@@ -1089,22 +1125,29 @@ export function generateWiki({ root, pages, seed = 42, force = false }) {
       targetWords,
       p.sources.map((s) => s.id),
       links,
+      shape,
     );
+    countDocumentWords(documentFrequency, body);
     bytes += write(`almanac/${p.rel}`, renderFrontMatter(p) + body);
   }
 
   // A suggested two-word query: the title words of a mid-wiki ordinary page.
   const probe = plan.find((p, i) => i >= Math.floor(plan.length / 2) && !p.landing && p.titleWords.length >= 2) ?? plan[0];
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
+  const broad = broadQuery(documentFrequency, plan.length);
   return {
     root,
     seed,
+    shape: shapeName,
+    broadQuery: broad.query,
+    broadQueryPages: broad.pages,
     pages: plan.length,
     topics: topics.length,
     srcFiles: srcFiles.length,
     bytes,
     ms: Math.round(ms),
     query: probe.titleWords.slice(0, 2).join(" "),
+    narrowQuery: probe.titleWords.slice(0, 2).join(" "),
     showSlug: probe.route || "README",
     pageFiles: plan.map((p) => `almanac/${p.rel}`),
     slugs: plan.map((p) => p.route || "README"),
@@ -1126,6 +1169,7 @@ function parseArgs(argv) {
     if (arg === "--pages") opts.pages = Number(value());
     else if (arg === "--out") opts.root = value();
     else if (arg === "--seed") opts.seed = Number(value());
+    else if (arg === "--shape") opts.shape = value();
     else if (arg === "--force") opts.force = true;
     else if (arg === "--help" || arg === "-h") opts.help = true;
     else throw new Error(`unknown argument: ${arg}`);
@@ -1146,13 +1190,13 @@ if (isMain()) {
   try {
     const opts = parseArgs(process.argv.slice(2));
     if (opts.help || !opts.root || !opts.pages) {
-      process.stderr.write("usage: node bench/generate-wiki.mjs --pages N --out DIR [--seed 42] [--force]\n");
+      process.stderr.write("usage: node bench/generate-wiki.mjs --pages N --out DIR [--seed 42] [--shape heavy|light] [--force]\n");
       process.exit(opts.help ? 0 : 2);
     }
     if (!Number.isInteger(opts.seed)) throw new Error("--seed must be an integer");
     const result = generateWiki(opts);
     process.stdout.write(
-      JSON.stringify({ pages: result.pages, topics: result.topics, bytes: result.bytes, ms: result.ms, seed: result.seed, root: result.root, query: result.query, show: result.showSlug }) + "\n",
+      JSON.stringify({ pages: result.pages, topics: result.topics, bytes: result.bytes, ms: result.ms, seed: result.seed, root: result.root, shape: result.shape, query: result.query, broad_query: result.broadQuery, broad_query_pages: result.broadQueryPages, show: result.showSlug }) + "\n",
     );
   } catch (error) {
     process.stderr.write(`generate-wiki: ${error.message}\n`);
