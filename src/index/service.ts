@@ -12,7 +12,7 @@ import { IndexWriter, type RefreshOutcome } from "./refresh.js";
 export type { RefreshOutcome, RefreshResult } from "./refresh.js";
 import { provenMiss } from "./miss.js";
 import type { PageParser } from "./parse-file.js";
-import { searchPages, type SearchRequest, type SearchResult } from "./views/search.js";
+import { searchHits, searchPages, type SearchHit, type SearchRequest, type SearchResult } from "./views/search.js";
 import { pageFiles, pageFingerprints, showPage, type PageView } from "./views/pages.js";
 import { listTopics, showTopic, type TopicDetail, type TopicSummary } from "./views/topics.js";
 import { healthReport, type HealthReport } from "./views/health.js";
@@ -149,8 +149,20 @@ export class WikiIndex {
   async search(request: SearchRequest): Promise<SearchResult> {
     return this.guard(async () => {
       await this.fresh();
-      return searchPages({ db: this.current(), almanacPath: this.almanacPath, wikiRoot: this.wikiRoot, repositoryRoot: this.repository.rootPath }, request);
+      return searchPages(this.searchContext(), request);
     });
+  }
+
+  /** `search` without its total, which a bounded broad query may then skip counting. */
+  async searchHits(request: SearchRequest): Promise<SearchHit[]> {
+    return this.guard(async () => {
+      await this.fresh();
+      return searchHits(this.searchContext(), request);
+    });
+  }
+
+  private searchContext() {
+    return { db: this.current(), almanacPath: this.almanacPath, wikiRoot: this.wikiRoot, repositoryRoot: this.repository.rootPath };
   }
 
   async show(slug: string): Promise<PageView> {

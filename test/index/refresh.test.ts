@@ -99,7 +99,7 @@ describe("incremental refresh", () => {
     expect(outcome).toMatchObject({ created: [], updated: ["a"], deleted: [] });
     const ctx = { db: h.db, almanacPath: h.almanac, wikiRoot: realpathSync(h.almanac), repositoryRoot: h.dir };
     expect(searchPages(ctx, { query: "gamma" }).hits.map((p) => p.slug)).toEqual(["a"]);
-    expect(searchPages(ctx, { query: "alpha" })).toEqual({ hits: [], total: 0 });
+    expect(searchPages(ctx, { query: "alpha" })).toMatchObject({ hits: [], total: 0 });
     expect(h.db.prepare("SELECT COUNT(*) FROM sections s JOIN pages p ON p.id = s.page_id WHERE p.slug = 'a'").pluck().get()).toBe(1);
   });
 

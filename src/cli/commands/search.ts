@@ -38,12 +38,14 @@ export async function search(ctx: CliContext, app: App, [words]: [string[]], opt
   // Agents read results into a context window: the best 50 by default, all with --all.
   const limit = opts.all ? undefined : (nonNegative(opts.limit, "--limit") ?? DEFAULT_LIMIT);
   const index = openIndex(ctx, app, opts);
-  const { hits, total } = await index.search({
+  const request = {
     query: words.join(" "),
     topics: opts.topic,
     ...(opts.mentions !== undefined ? { mentions: opts.mentions } : {}),
     ...(limit !== undefined ? { limit } : {}),
-  });
-  if (opts.json) return ctx.json(hits);
+  };
+  // JSON is the hits alone (almanac/decisions/search-returns-the-best-50.md), so nothing is counted for it.
+  if (opts.json) return ctx.json(await index.searchHits(request));
+  const { hits, total } = await index.search(request);
   renderSearch(ctx, hits, { slugsOnly: opts.slugs === true, total, explicitLimit: opts.limit !== undefined });
 }

@@ -32,7 +32,12 @@ export interface SearchResult {
   hits: SearchHit[];
   /** Pages that matched before the limit was applied. */
   total: number;
+  /** How the pages were ranked (for tests and traces): the answer is the same either way. */
+  ranking: Ranking;
 }
+
+/** recency: no query words; any-word: every matching section scored; all-words: see rankedPages. */
+type Ranking = "recency" | "any-word" | "all-words";
 
 export interface SearchContext {
   db: Db;
@@ -53,13 +58,23 @@ interface Row extends PageRow {
   mtime_ms?: number | null;
 }
 
+/** The hits alone, for a caller that shows no total: a bounded answer may then skip counting. */
+export function searchHits(ctx: SearchContext, request: SearchRequest): SearchHit[] {
+  return search(ctx, request, false).hits;
+}
+
 export function searchPages(ctx: SearchContext, request: SearchRequest): SearchResult {
+  return search(ctx, request, true) as SearchResult;
+}
+
+function search(ctx: SearchContext, request: SearchRequest, countTotal: boolean): Omit<SearchResult, "total"> & { total: number | null } {
   const { db } = ctx;
   const filter = pageFilter(ctx, request);
   const limit = request.limit ?? Infinity;
   const tokens = queryTokens(request.query ?? "");
   let rows: Row[];
-  let total: number;
+  let total: number | null;
+  let ranking: Ranking = "recency";
   if (tokens.length === 0) {
     rows = db
       .prepare(
@@ -69,7 +84,7 @@ export function searchPages(ctx: SearchContext, request: SearchRequest): SearchR
       .all(...filter.params, Number.isFinite(limit) ? limit : -1) as Row[];
     total = rows.length < limit ? rows.length : (db.prepare(`SELECT COUNT(*) FROM pages p WHERE ${filter.sql}`).pluck().get(...filter.params) as number);
   } else {
-    ({ rows, total } = rankedPages(ctx, tokens, filter, limit));
+    ({ rows, total, ranking } = rankedPages(ctx, tokens, filter, limit, countTotal));
   }
   trace("search: rows");
   const excerpt = tokens.length > 0 ? excerpter(tokens) : null;
@@ -83,44 +98,115 @@ export function searchPages(ctx: SearchContext, request: SearchRequest): SearchR
     matched_heading: row.heading ?? null,
     excerpt: row.sid !== undefined && excerpt ? excerpt(sectionText(ctx.almanacPath, ctx.wikiRoot, row as SectionRef)) : null,
   }));
-  return { hits, total };
+  return { hits, total, ranking };
 }
 
 /**
- * Text mode, in one statement. FTS5 scores every matching section (BM25: title 5,
- * heading 3, body 1), and the best section of each page represents it (ties: the earlier
- * section). Section rowids encode their page, so grouping needs no join; page and heading
- * rows are read only for pages that can make the cut (ties at the cut included, because
- * recency and slug break them).
+ * Text mode. A query matches any of its words, as prefixes; FTS5 scores every matching
+ * section (BM25: title 5, heading 3, body 1), and the best section of each page
+ * represents it (ties: the earlier section). Scoring is most of a broad query's cost, so
+ * a bounded query of several words first ranks only the sections holding all of them:
+ * when the page at the cut scores better than any section lacking a word can (see
+ * `partialMatchBound`), no other section can change the answer, and the full ranking is
+ * skipped. The answer is the same either way; see almanac/decisions/search-returns-the-best-50.md.
  */
-function rankedPages(ctx: SearchContext, tokens: string[], filter: Filter, limit: number): { rows: Row[]; total: number } {
-  const match = tokens.map((t) => `"${t.replace(/"/g, '""')}"*`).join(" OR ");
+function rankedPages(
+  ctx: SearchContext,
+  tokens: string[],
+  filter: Filter,
+  limit: number,
+  countTotal: boolean,
+): { rows: Row[]; total: number | null; ranking: Ranking } {
+  const phrases = tokens.map((t) => `"${t.replace(/"/g, '""')}"*`);
+  const anyWord = phrases.join(" OR ");
+  if (Number.isFinite(limit) && limit > 0 && phrases.length > 1) {
+    const best = rankedSections(ctx.db, phrases.join(" AND "), filter, limit);
+    const cut = best.at(-1);
+    if (best.length === limit && cut && -cut.score > partialMatchBound(ctx.db, phrases)) {
+      trace(`search: ${best.length} pages ranked by their sections holding every word`);
+      return { rows: best, total: countTotal ? matchingPages(ctx.db, anyWord, filter) : null, ranking: "all-words" };
+    }
+  }
+  const rows = rankedSections(ctx.db, anyWord, filter, limit);
+  trace(`search: ${rows.length} pages ranked`);
+  return { rows: limit === 0 ? [] : rows, total: rows[0]?.total ?? 0, ranking: "any-word" };
+}
+
+/**
+ * One statement: scores every section matching `match` and keeps each page's best score
+ * (a grouping, far cheaper than a window over every hit), keeps the pages that can make
+ * the cut (ties at the cut included, because recency and slug break them), and only for
+ * those finds the best section (ties: the earlier one), among the few hits scoring as
+ * well as the cut, and joins page and heading rows.
+ * Section rowids encode their page, so grouping needs no join.
+ */
+function rankedSections(db: Db, match: string, filter: Filter, limit: number): RankedRow[] {
   const bounded = Number.isFinite(limit);
   const take = bounded ? Math.max(limit, 1) : -1;
-  const rows = ctx.db
+  return db
     .prepare(
       `WITH hits AS MATERIALIZED (
-         SELECT rowid AS sid, bm25(sections_fts, 5.0, 3.0, 1.0) AS score FROM sections_fts WHERE sections_fts MATCH ?
+         SELECT rowid AS sid, bm25(sections_fts, ${BM25_WEIGHTS.join(", ")}) AS score FROM sections_fts WHERE sections_fts MATCH ?
        ),
        best AS MATERIALIZED (
-         SELECT page, sid, score, count(*) OVER () AS total FROM (
-           SELECT sid / ${SECTION_SLOTS} AS page, sid, score,
-                  row_number() OVER (PARTITION BY sid / ${SECTION_SLOTS} ORDER BY score, sid) AS rn
-           FROM hits
-         )
-         WHERE rn = 1 ${filter.active ? `AND page IN (SELECT p.id FROM pages p WHERE ${filter.sql})` : ""}
+         SELECT sid / ${SECTION_SLOTS} AS page, min(score) AS score FROM hits GROUP BY 1
+         ${filter.active ? `HAVING page IN (SELECT p.id FROM pages p WHERE ${filter.sql})` : ""}
+       ),
+       top AS MATERIALIZED (
+         SELECT page, score FROM best
+         ${bounded ? "WHERE score <= coalesce((SELECT score FROM best ORDER BY score LIMIT 1 OFFSET ?), 1e308)" : ""}
+       ),
+       near AS MATERIALIZED (SELECT sid, score FROM hits WHERE score <= (SELECT max(score) FROM top)),
+       pick AS MATERIALIZED (
+         SELECT t.page, t.score, min(n.sid) AS sid FROM top t JOIN near n ON n.sid / ${SECTION_SLOTS} = t.page AND n.score = t.score
+         GROUP BY t.page
        )
        SELECT p.slug, p.title, p.summary, p.rel_path, p.updated_at, p.topics_json, b.sid, coalesce(s.heading, '') AS heading,
-              s.body_start, s.body_end, f.size, f.mtime_ms, b.total
-       FROM best b JOIN pages p ON p.id = b.page LEFT JOIN sections s ON s.id = b.sid LEFT JOIN files f ON f.rel_path = p.rel_path
-       ${bounded ? "WHERE b.score <= coalesce((SELECT score FROM best ORDER BY score LIMIT 1 OFFSET ?), 1e308)" : ""}
+              s.body_start, s.body_end, f.size, f.mtime_ms, b.score, (SELECT count(*) FROM best) AS total
+       FROM pick b JOIN pages p ON p.id = b.page LEFT JOIN sections s ON s.id = b.sid LEFT JOIN files f ON f.rel_path = p.rel_path
        ORDER BY b.score, p.updated_at DESC, p.slug
        LIMIT ?`,
     )
-    .all(match, ...(filter.active ? filter.params : []), ...(bounded ? [take - 1] : []), take) as (Row & { total: number })[];
-  trace(`search: ${rows.length} pages ranked`);
-  const total = rows[0]?.total ?? 0;
-  return { rows: limit === 0 ? [] : rows, total };
+    .all(match, ...(filter.active ? filter.params : []), ...(bounded ? [take - 1] : []), take) as RankedRow[];
+}
+
+type RankedRow = Row & { score: number; total: number };
+
+/** Pages with a section matching `match` (the total a bounded answer reports). */
+function matchingPages(db: Db, match: string, filter: Filter): number {
+  return db
+    .prepare(
+      `SELECT count(*) FROM (SELECT DISTINCT rowid / ${SECTION_SLOTS} AS page FROM sections_fts WHERE sections_fts MATCH ?)
+       ${filter.active ? `WHERE page IN (SELECT p.id FROM pages p WHERE ${filter.sql})` : ""}`,
+    )
+    .pluck()
+    .get(match, ...(filter.active ? filter.params : [])) as number;
+}
+
+/** Page title, heading and body weights of the search score. */
+const BM25_WEIGHTS = [5.0, 3.0, 1.0];
+/** FTS5's BM25 constants (fts5_aux.c): k1 = 1.2, b = 0.75. */
+const BM25_K1 = 1.2;
+
+/**
+ * More than any section lacking one of the phrases can score. FTS5's BM25 adds, for each
+ * phrase a section holds, idf × f × (k1 + 1) / (f + k1 × (1 − b + b × length / average)),
+ * where f is the phrase's weighted count in the section; the fraction is below 1 however
+ * large f is, so a phrase adds less than idf × (k1 + 1). A section lacking a phrase adds
+ * at most every other phrase's share, the most when it lacks the one of smallest idf.
+ * idf is FTS5's own: ln((N − n + 0.5) / (n + 0.5)) over N search rows, n of them holding
+ * the phrase, and 1e-6 where that is not positive. A margin covers rounding.
+ */
+function partialMatchBound(db: Db, phrases: string[]): number {
+  const rows = db.prepare("SELECT count(*) FROM sections").pluck().get() as number;
+  const count = db.prepare("SELECT count(*) FROM sections_fts WHERE sections_fts MATCH ?").pluck();
+  const shares = phrases.map((phrase) => {
+    const n = count.get(phrase) as number;
+    const idf = Math.log((rows - n + 0.5) / (n + 0.5));
+    return (idf > 0 ? idf : 1e-6) * (BM25_K1 + 1);
+  });
+  const sum = shares.reduce((a, b) => a + b, 0);
+  return (sum - Math.min(...shares)) * (1 + 1e-9) + 1e-12;
 }
 
 interface Filter {
