@@ -51,7 +51,7 @@ const USAGE = `usage: node bench/run.mjs [options]
   --runs N          repetitions per timed command (default 15)
   --build-runs N    repetitions of the full \`reindex\` (default 3)
   --warmup N        unmeasured runs before each timed command (default 1)
-  --sizes LIST      wiki sizes in pages, comma-separated (default 1000,10000)
+  --sizes LIST      wiki sizes in pages, comma-separated (default 1000,10000,50000)
   --seed N          generator seed (default 42)
   --only LIST       sections to run, comma-separated (default: all; known: SECTIONS)
   --cli PATH        CLI entry to benchmark (default dist/bin.js)
@@ -68,7 +68,7 @@ function parseOptions(argv) {
     runs: 15,
     buildRuns: 3,
     warmup: 1,
-    sizes: [1000, 10000],
+    sizes: [1000, 10000, 50000],
     seed: 42,
     only: null,
     cli: "dist/bin.js",
@@ -343,6 +343,11 @@ function createContext(opts) {
       return JSON.parse(result.stdout);
     },
 
+    /** One untimed CLI call whose stderr matters too (a trace): `{ ms, stdout, stderr }`. */
+    run(args, { cwd = tmp, stateHome, env } = {}) {
+      return runOnce([ctx.cli, ...args], { cwd, stateHome, env, display: `ca ${args.join(" ")}` });
+    },
+
     /** One untimed CLI call (setup, sanity checks). `env` adds or overrides variables. */
     ca(args, { cwd = tmp, stateHome, env } = {}) {
       return runOnce([ctx.cli, ...args], { cwd, stateHome, env, display: `ca ${args.join(" ")}` }).stdout;
@@ -526,13 +531,17 @@ export async function benchIndex(ctx) {
     ctx.log(`${label}: generated ${gen.pages} pages, ${round1(gen.bytes / MB)} MB in ${gen.ms} ms`);
     const stateHome = ctx.stateHome(label);
     const query = opts.query ?? gen.query;
+    const broadQuery = gen.broad_query;
     const slug = gen.show;
     const entry = {
       pages: gen.pages,
       topics: gen.topics,
       wiki_mb: round2(gen.bytes / MB),
+      shape: gen.shape,
       generate_ms: gen.ms,
       query,
+      broad_query: broadQuery,
+      broad_query_word_pages: gen.broad_query_pages,
       show_slug: slug,
     };
     result[label] = entry;
@@ -571,6 +580,22 @@ export async function benchIndex(ctx) {
         return null;
       },
     });
+
+    // A query whose words are each on most pages: what agents ask, and the costliest to rank.
+    entry.search_broad = ctx.measure({
+      label: `${label} broad search (unchanged)`,
+      args: ["search", broadQuery, "--json"],
+      cwd: root,
+      stateHome,
+      check: (out) => {
+        const { value, error } = parseJson(out);
+        if (error) return error;
+        if (!Array.isArray(value) || value.length !== 50) return `expected the best 50 for ${JSON.stringify(broadQuery)}`;
+        return null;
+      },
+    });
+    entry.search_broad.matching_pages = matchingPages(ctx, broadQuery, { cwd: root, stateHome });
+    entry.freshness_scan = scanCost(ctx, query, { cwd: root, stateHome });
 
     entry.show = ctx.measure({
       label: `${label} show`,
@@ -628,6 +653,7 @@ export async function benchIndex(ctx) {
     touched.forEach((f, k) => writeFileSync(join(root, f), originals[k]));
 
     if (pages === 10000) {
+      ctx.target("broad_search_10k", { measurement: entry.search_broad, marginMs: 100, figure: "index.10k.search_broad" });
       ctx.target("search_unchanged_10k", { measurement: entry.search, marginMs: 100, figure: "index.10k.search" });
       ctx.target("refresh_one_page_10k", { measurement: entry.refresh_search, marginMs: 200, figure: "index.10k.refresh_search" });
       ctx.target("full_build_10k", { measurement: entry.reindex, stat: "max", limitMs: 5_000, figure: "index.10k.reindex" });
@@ -636,6 +662,52 @@ export async function benchIndex(ctx) {
     rmSync(root, { recursive: true, force: true }); // free the disk before the next size
   }
   return result;
+}
+
+/** How many pages the broad query matches (the total the text output reports). */
+function matchingPages(ctx, query, where) {
+  const json = ctx.ca(["search", query, "--all", "--slugs", "--json"], where);
+  return JSON.parse(json).length;
+}
+
+/**
+ * What the freshness scan of every read costs: the trace of a read on the unchanged wiki
+ * marks when the scan starts and ends (median of the runs, in-process milliseconds).
+ */
+function scanCost(ctx, query, where) {
+  const samples = [];
+  for (let i = 0; i < ctx.opts.runs; i++) {
+    const { stderr } = ctx.run(["search", query, "--json"], { ...where, env: { CODEALMANAC_TRACE: "1" } });
+    const at = (label) => Number(stderr.match(new RegExp(`([\\d.]+) ms  ${label}`))?.[1]);
+    const ms = at("refresh: scanned \\d+ files") - at("refresh: snapshot read");
+    if (Number.isFinite(ms)) samples.push(ms);
+  }
+  return ctx.figure({ label: `freshness scan (${where.stateHome.split("/").pop()})`, what: "stat scan of every page file in a read, from the trace", samples });
+}
+
+const SCALED_FIGURES = ["reindex", "search", "search_broad", "show", "show_miss", "refresh_search"];
+
+/**
+ * Growth between consecutive sizes: each figure's median margin over the baseline, and
+ * whether it grew faster than the page count did (more than 10% beyond it, for noise).
+ */
+export function scaling(ctx, result) {
+  const sizes = Object.values(result).filter((entry) => entry && typeof entry.pages === "number").sort((a, b) => a.pages - b.pages);
+  if (sizes.length < 2) return null;
+  const out = {};
+  for (const name of SCALED_FIGURES) {
+    // Margins exist once the run's baseline is known (after ctx.finish).
+    const points = sizes.map((entry) => ({ pages: entry.pages, ms: name === "reindex" ? entry[name].median_ms : entry[name].margin_ms.median }));
+    const steps = points.slice(1).map((point, i) => {
+      const before = points[i];
+      const growth = before.ms > 0 ? round2(point.ms / before.ms) : null;
+      const pagesGrowth = round2(point.pages / before.pages);
+      return { from: before.pages, to: point.pages, growth, pages_growth: pagesGrowth, faster_than_pages: growth !== null && growth > pagesGrowth * 1.1 };
+    });
+    out[name] = { stat: name === "reindex" ? "median" : "median margin", points, steps, faster_than_pages: steps.some((step) => step.faster_than_pages) };
+    if (out[name].faster_than_pages) ctx.warn(`${name} grows faster than the page count: ${steps.map((s) => `${s.from}→${s.to}: ×${s.growth} (pages ×${s.pages_growth})`).join(", ")}`);
+  }
+  return out;
 }
 
 /** Registry: name → async (ctx) => figures. Order here is run order. */
@@ -720,6 +792,7 @@ export async function main(argv = process.argv.slice(2)) {
     const pooled = pooledBaseline(ctx, baseStart, baseEnd);
     ctx.baseline = pooled;
     const { targets, warnings } = ctx.finish([...baseStart.raw, ...baseEnd.raw]);
+    if (bodies.index) bodies.index.scaling = scaling(ctx, bodies.index);
     load.end = loadavg().map(round2);
 
     const doc = {

@@ -69,7 +69,7 @@ export async function benchViewer(ctx) {
   const home = join(ctx.tmp, "viewer-home");
   const env = homeEnv(home);
   const root = join(ctx.tmp, "viewer-repo");
-  ctx.generate(root, PAGES, ctx.opts.seed);
+  const gen = ctx.generate(root, PAGES, ctx.opts.seed);
   const stateHome = ctx.stateHome("viewer");
   ctx.ca(["reindex", "--json"], { cwd: root, stateHome, env });
   const server = await startServer(ctx, { cwd: root, stateHome, env });
@@ -84,6 +84,25 @@ export async function benchViewer(ctx) {
       overviewMs.push((await timeGet(api("/api/overview"))).ms);
       pageMs.push((await timeGet(api(`/api/page/${slugs[(i * 97) % slugs.length].split("/").map(encodeURIComponent).join("/")}`))).ms);
     }
+    // The viewer's search box asks for the best 50, like the CLI.
+    const searchUrl = (query) => api(`/api/search?q=${encodeURIComponent(query)}&limit=50`);
+    await timeGet(searchUrl(gen.query));
+    const searchMs = [];
+    const broadMs = [];
+    for (let i = 0; i < REQUESTS; i++) {
+      searchMs.push((await timeGet(searchUrl(gen.query))).ms);
+      broadMs.push((await timeGet(searchUrl(gen.broad_query))).ms);
+    }
+    const broadTotal = JSON.parse((await timeGet(searchUrl(gen.broad_query))).body).total;
+    result.search = ctx.figure({ label: "viewer /api/search, best 50 (10k, unchanged)", what: "HTTP GET /api/search?q=<two title words>&limit=50", samples: searchMs });
+    result.search_broad = ctx.figure({
+      label: "viewer /api/search broad, best 50 (10k, unchanged)",
+      what: "HTTP GET /api/search?q=<two words on most pages>&limit=50",
+      samples: broadMs,
+      fields: { query: gen.broad_query, matching_pages: broadTotal },
+    });
+    ctx.target("viewer_search_10k", { measurement: result.search, limitMs: 15, figure: "viewer.search" });
+    ctx.target("viewer_search_broad_10k", { measurement: result.search_broad, limitMs: 15, figure: "viewer.search_broad" });
     result.overview = ctx.figure({ label: "viewer /api/overview (10k, unchanged)", what: "HTTP GET /api/overview", samples: overviewMs });
     result.page = ctx.figure({ label: "viewer /api/page/<slug> (10k, unchanged)", what: "HTTP GET /api/page/<slug>", samples: pageMs });
     ctx.target("viewer_overview_10k", { measurement: result.overview, limitMs: 50, figure: "viewer.overview" });
