@@ -3,7 +3,7 @@ import type { Db } from "../core/sqlite.js";
 import { trace } from "../core/trace.js";
 import { readMeta } from "./meta.js";
 import { foldersUnchanged, isRacy, type ScanSnapshot } from "./scan.js";
-import { SNAPSHOT_KEY } from "./refresh.js";
+import { SNAPSHOT_KEY } from "./changes.js";
 import { lookupSlug } from "./views/pages.js";
 import type { ProductError } from "../core/errors.js";
 

@@ -10,6 +10,7 @@ import type { BatchParser, ParseJob } from "./parse-pool.js";
 import { SECTION_SLOTS } from "./layout.js";
 import { readMeta, writeMeta } from "./meta.js";
 import { createPageIndexes, recreatePageTables } from "./schema.js";
+import { filesOfSlugs, listedChanges, SNAPSHOT_KEY, type ListedChanges } from "./changes.js";
 
 export interface RefreshResult {
   changed: number;
@@ -50,6 +51,8 @@ interface TopicsStamp {
 /** What a refresh found to do, computed inside its write transaction (see IndexWriter.plan). */
 interface Plan {
   scan: WikiScan;
+  /** The files routing may read (every scanned file, or those of the affected slugs when the scan listed its changes). */
+  files: ReadonlyMap<string, ScannedFile>;
   now: number;
   force: boolean;
   /** Every page is written anew (forced, or the index was empty): page tables are recreated. */
@@ -93,7 +96,7 @@ function jobsFor(plan: Plan, slugs: string[]): ParseJob[] {
   for (const slug of slugs) {
     for (const rel of plan.bySlug.get(slug) ?? []) {
       if (ownerKeeps(plan, slug, rel)) break;
-      const file = plan.scan.files.get(rel)!;
+      const file = plan.files.get(rel)!;
       const hash = plan.hashes.get(rel);
       jobs.push(hash === undefined ? { file } : { file, hash });
     }
@@ -129,8 +132,6 @@ async function* parseBatches(plan: Plan, parser: PageParser, wikiRoot: string): 
   }
 }
 
-/** The meta row holding the last refresh's ScanSnapshot. */
-export const SNAPSHOT_KEY = "scan_snapshot";
 /** Slugs decided per batch, and batches parsed ahead of the writer. */
 const SLUG_BATCH = 200;
 const PARSE_AHEAD = 4;
@@ -180,7 +181,7 @@ export class IndexWriter {
     // A manual BEGIN IMMEDIATE (not db.transaction) because parsing awaits worker threads.
     db.exec("BEGIN IMMEDIATE");
     try {
-      const outcome = await this.apply(scan, getParser, force);
+      const outcome = await this.apply(scan, previous, getParser, force);
       db.exec("COMMIT");
       return outcome;
     } catch (error) {
@@ -198,9 +199,9 @@ export class IndexWriter {
    * routes it touches), parse (in batches, on worker threads for big rebuilds), route (which
    * file owns each touched slug) and write (the rows of each decided file).
    */
-  private async apply(scan: WikiScan, getParser: () => Promise<PageParser>, force: boolean): Promise<RefreshOutcome> {
+  private async apply(scan: WikiScan, previous: ScanSnapshot | null, getParser: () => Promise<PageParser>, force: boolean): Promise<RefreshOutcome> {
     const { db } = this.options;
-    const plan = this.plan(scan, force);
+    const plan = this.plan(scan, force ? null : listedChanges(db, scan, previous), force);
     trace("refresh: planned");
     // A full build starts from empty page tables and indexes them once it has inserted.
     if (plan.bulk) recreatePageTables(db);
@@ -237,18 +238,20 @@ export class IndexWriter {
    * manifest row, or any file in a forced rebuild, goes straight to parsing, which hashes it),
    * and every slug a change touches, with all the files that map to it.
    */
-  private plan(scan: WikiScan, force: boolean): Plan {
+  private plan(scan: WikiScan, listed: ListedChanges | null, force: boolean): Plan {
     const now = this.options.now();
     // Re-read inside the write transaction: another process may have refreshed already.
-    // Stat stamps of every file first; full manifest rows only for the files that matter.
-    const stamps = this.loadStamps();
-    const suspects = [...scan.files.values()].filter((file) => {
+    // Stat stamps of the files that may have changed (every file, unless the scan listed
+    // its changes); full manifest rows only for the files that matter.
+    const candidates = listed ? [...listed.present.values()] : [...scan.files.values()];
+    const stamps = listed ? this.loadStamps([...listed.present.keys(), ...listed.gone]) : this.loadStamps();
+    const suspects = candidates.filter((file) => {
       const stamp = stamps.get(file.relPath);
       return force || !stamp || stamp[0] !== file.size || stamp[1] !== file.mtimeMs || isRacy(stamp[1], stamp[2]);
     });
-    const removedPaths = [...stamps.keys()].filter((rel) => !scan.files.has(rel));
+    const removedPaths = listed ? listed.gone.filter((rel) => stamps.has(rel)) : [...stamps.keys()].filter((rel) => !scan.files.has(rel));
     const manifest = this.loadRows([...suspects.map((f) => f.relPath), ...removedPaths], []);
-    trace(`refresh: ${suspects.length} changed of ${stamps.size} files`);
+    trace(`refresh: ${suspects.length} changed of ${listed ? `${scan.fileCount} files (listed by the scan)` : `${stamps.size} files`}`);
     const hashes = new Map<string, string>();
     const toParse = new Set<string>();
     const touchOnly: ScannedFile[] = [];
@@ -264,30 +267,47 @@ export class IndexWriter {
       else toParse.add(file.relPath);
     }
 
-    // Route ownership: every slug touched by a change is re-decided over all files,
+    // Route ownership: every slug touched by a change is re-decided over all its files,
     // which are tried in component order.
+    const changedFiles = listed ? listed.present : scan.files;
+    const affected = new Set<string>();
+    for (const rel of toParse) affected.add(changedFiles.get(rel)!.slug);
+    for (const rel of removedPaths) {
+      const slug = manifest.get(rel)!.slug;
+      if (slug) affected.add(slug);
+    }
+    const files = listed ? this.filesOfAffected(scan, listed, affected, removedPaths) : scan.files;
     const bySlug = new Map<string, string[]>();
-    for (const file of scan.files.values()) {
+    for (const file of files.values()) {
+      if (listed && !affected.has(file.slug)) continue;
       const list = bySlug.get(file.slug);
       if (list) list.push(file.relPath);
       else bySlug.set(file.slug, [file.relPath]);
     }
     for (const list of bySlug.values()) if (list.length > 1) list.sort(comparePaths);
-    const affected = new Set<string>();
-    for (const rel of toParse) affected.add(scan.files.get(rel)!.slug);
-    for (const rel of removedPaths) {
-      const slug = manifest.get(rel)!.slug;
-      if (slug) affected.add(slug);
-    }
     if (force) for (const slug of bySlug.keys()) affected.add(slug);
     const slugs = [...affected];
     // Rows of every file on an affected route: owners and losers are decided again.
     for (const [rel, row] of this.loadRows([], slugs)) if (!manifest.has(rel)) manifest.set(rel, row);
     const owners = new Map<string, string>();
     for (const row of manifest.values()) if (row.state === "page" && row.slug !== null) owners.set(row.slug, row.rel_path);
-    const bulk = force || stamps.size === 0;
+    const bulk = force || (!listed && stamps.size === 0);
     const previousTopics = this.pageTopics(slugs);
-    return { scan, now, force, bulk, manifest, hashes, toParse, touchOnly, removedPaths, bySlug, slugs, owners, previousTopics };
+    return { scan, files, now, force, bulk, manifest, hashes, toParse, touchOnly, removedPaths, bySlug, slugs, owners, previousTopics };
+  }
+
+  /**
+   * With listed changes, the files routing may read: the changed ones and every file the
+   * manifest has on an affected route (the layout is unchanged, so the manifest holds every
+   * file there is, each with its current stat), less those that are gone.
+   */
+  private filesOfAffected(scan: WikiScan, listed: ListedChanges, affected: Set<string>, removed: string[]): Map<string, ScannedFile> {
+    const files = new Map(listed.present);
+    const gone = new Set([...listed.gone, ...removed]);
+    for (const file of filesOfSlugs(this.options.db, scan.almanacPath, [...affected])) {
+      if (!files.has(file.relPath) && !gone.has(file.relPath)) files.set(file.relPath, file);
+    }
+    return files;
   }
 
   /** What the affected pages looked like: which existed, and their topics (JSON). */
@@ -313,7 +333,7 @@ export class IndexWriter {
         winner = rel;
         break;
       }
-      const result = parsed.get(rel) ?? parser.parseFile(plan.scan.files.get(rel)!, this.options.wikiRoot, plan.hashes.get(rel));
+      const result = parsed.get(rel) ?? parser.parseFile(plan.files.get(rel)!, this.options.wikiRoot, plan.hashes.get(rel));
       tally.decided.add(rel);
       if (result.state === "page") {
         // A forced rebuild has cleared every page already; a new slug has no row to replace.
@@ -333,7 +353,7 @@ export class IndexWriter {
       return;
     }
     for (const rel of candidates.slice(candidates.indexOf(winner) + 1)) {
-      const file = plan.scan.files.get(rel)!;
+      const file = plan.files.get(rel)!;
       const hash =
         plan.hashes.get(rel) ?? parsed.get(rel)?.hash ?? plan.manifest.get(rel)?.content_hash ?? hashPageFile(file.absPath, this.options.wikiRoot) ?? "";
       statements.upsertFile.run(rel, file.size, file.mtimeMs, plan.now, hash, slug, "collision");
@@ -402,12 +422,11 @@ export class IndexWriter {
     return topicsJson;
   }
 
-  /** Path → [size, mtime, checked_at] for every file: all a freshness comparison needs. */
-  private loadStamps(): Map<string, [number, number, number]> {
-    const rows = this.options.db
-      .prepare("SELECT rel_path, size, mtime_ms, checked_at FROM files")
-      .raw()
-      .all() as [string, number, number, number][];
+  /** Path → [size, mtime, checked_at] for every file (or the files given): all a freshness comparison needs. */
+  private loadStamps(rels?: string[]): Map<string, [number, number, number]> {
+    const select = "SELECT rel_path, size, mtime_ms, checked_at FROM files";
+    const statement = this.options.db.prepare(rels ? `${select} WHERE rel_path IN (SELECT value FROM json_each(?))` : select).raw();
+    const rows = (rels ? statement.all(JSON.stringify(rels)) : statement.all()) as [string, number, number, number][];
     return new Map(rows.map(([rel, size, mtime, checked]) => [rel, [size, mtime, checked]]));
   }
 

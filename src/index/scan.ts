@@ -48,6 +48,12 @@ export interface WikiScan {
   newestMtime: number;
   /** Same folders, same entries, and same size and mtime for every file as the snapshot given. */
   matchesSnapshot: boolean;
+  /**
+   * With the same folders and entries as the snapshot given (so every file has the slot it
+   * had), the slots whose size or mtime differ from it, in walk order; null when the layout
+   * changed, there was no snapshot, or too many differ to be worth listing. See `pathsOfSlots`.
+   */
+  changedSlots: number[] | null;
   topicsStat: { size: number; mtimeMs: number } | null;
   /** Runtime files or folders found directly in almanac/ (they belong under the state root). */
   runtimeEntries: string[];
@@ -77,6 +83,8 @@ export function scanWiki(almanacPath: string, previous?: ScanSnapshot | null): W
     same: before !== null,
     stats: new Float64Array(before ? before.length : 1024),
     used: 0,
+    layoutSame: before !== null,
+    changed: [],
     fileCount: 0,
     newest: topicsStat?.mtimeMs ?? 0,
     listings: {},
@@ -97,6 +105,7 @@ export function scanWiki(almanacPath: string, previous?: ScanSnapshot | null): W
     fileCount: state.fileCount,
     newestMtime: state.newest,
     matchesSnapshot: state.same && before !== null && before.length === stats.length,
+    changedSlots: state.layoutSame && before !== null && before.length === stats.length && state.changed.length <= MAX_LISTED_CHANGES ? state.changed : null,
     topicsStat,
     runtimeEntries: state.runtimeEntries,
     warnings: state.warnings,
@@ -174,7 +183,7 @@ export function foldersUnchanged(almanacPath: string, snapshot: ScanSnapshot): b
 }
 
 /** A file or folder modified this close to when it was last checked may change again within the same mtime. */
-const RACY_WINDOW_MS = 2_000;
+export const RACY_WINDOW_MS = 2_000;
 
 export function isRacy(mtimeMs: number, checkedAt: number): boolean {
   return mtimeMs + RACY_WINDOW_MS > checkedAt;
@@ -190,6 +199,10 @@ interface WalkState {
   before: Float64Array | null;
   /** Still identical to the previous snapshot, as far as the walk has got. */
   same: boolean;
+  /** Folders and entries still as the previous snapshot had them, so slots still line up. */
+  layoutSame: boolean;
+  /** Slots (pair indices) whose size or mtime differ from the previous snapshot's. */
+  changed: number[];
   /** Size and mtime of each page file in walk order (NaN for one that vanished), then topics.yaml's. */
   stats: Float64Array;
   used: number;
@@ -208,6 +221,7 @@ function walk(state: WalkState, dir: string, relDir: string, viaLink: boolean): 
   } catch (error) {
     state.warnings.push({ category: "unreadable", path: relDir || ".", message: `cannot read folder: ${code(error)}` });
     state.same = false;
+    state.layoutSame = false;
     return;
   }
   const key = `${stats.dev}:${stats.ino}`;
@@ -228,9 +242,13 @@ function walk(state: WalkState, dir: string, relDir: string, viaLink: boolean): 
     const listing = replay ? cached : readListing(state, dir, relDir, stats.mtimeMs);
     if (!listing) {
       state.same = false;
+      state.layoutSame = false;
       return;
     }
-    if (!replay && (cached === undefined || cached.entries !== listing.entries)) state.same = false;
+    if (!replay && (cached === undefined || cached.entries !== listing.entries)) {
+      state.same = false;
+      state.layoutSame = false;
+    }
     state.listings[relDir] = listing;
     visit(state, dir, relDir, listing.entries);
   } finally {
@@ -274,7 +292,40 @@ function record(state: WalkState, size: number, mtimeMs: number): void {
   state.stats[i + 1] = mtimeMs;
   state.used = i + 2;
   // NaN never equals anything: a file that vanished mid-walk always counts as a change.
-  if (state.same && (state.before === null || state.before[i] !== size || state.before[i + 1] !== mtimeMs)) state.same = false;
+  const before = state.before;
+  if (before === null || before[i] !== size || before[i + 1] !== mtimeMs) {
+    state.same = false;
+    if (state.layoutSame && state.changed.length <= MAX_LISTED_CHANGES) state.changed.push(i / 2);
+  }
+}
+
+/** Beyond this many changed files a refresh compares every file with its manifest row anyway. */
+const MAX_LISTED_CHANGES = 2_000;
+
+/**
+ * The relative paths of some file slots (see `changedSlots`), replaying the listings in the
+ * walk's order and building only the paths asked for. A slot past the page files (the last
+ * one is topics.yaml's) has no path and is left out.
+ */
+export function pathsOfSlots(listings: Record<string, FolderListing>, slots: readonly number[]): Map<number, string> {
+  const wanted = new Set(slots);
+  const out = new Map<number, string>();
+  let slot = 0;
+  const replay = (relDir: string): void => {
+    const listing = listings[relDir];
+    if (!listing || listing.entries === "" || out.size === wanted.size) return;
+    for (const entry of listing.entries.split("/")) {
+      const kind = entry.charCodeAt(0);
+      if (kind === D || kind === LINKED_D) {
+        replay(relDir === "" ? entry.slice(1) : `${relDir}/${entry.slice(1)}`);
+        continue;
+      }
+      if (wanted.has(slot)) out.set(slot, relDir === "" ? entry.slice(1) : `${relDir}/${entry.slice(1)}`);
+      slot++;
+    }
+  };
+  replay("");
+  return out;
 }
 
 /** Reads a folder: page files and subfolders, sorted, with symlinks resolved and checked. */
@@ -337,7 +388,7 @@ function linkTarget(state: WalkState, abs: string, rel: string): Stats | null {
 }
 
 /** slugForRelPath for paths that came out of readdir (no empty or dot components to check). */
-function slugOfScanned(rel: string): string {
+export function slugOfScanned(rel: string): string {
   if (rel === "README.md") return "README";
   if (rel.endsWith("/README.md")) return rel.slice(0, -"/README.md".length);
   return rel.slice(0, -".md".length);
