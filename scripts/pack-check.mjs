@@ -2,7 +2,8 @@
 // The package as a user gets it: `npm pack` this checkout, check what the tarball holds,
 // install it with `npm install -g` into an empty prefix under a fresh HOME, and use that
 // install (never the clone): `--version`, reads and the viewer on a small wiki, `init`
-// (which copies the packaged manual) and a queued ingest run with the fake Claude Code.
+// (whose agent reads the packaged manual; `--with-manual` copies it) and a queued ingest
+// run with the fake Claude Code.
 // Exits 1 with one line per problem. Run by .ci/run after the tests; described in
 // almanac/guides/packaging.md.
 import { spawn, spawnSync } from "node:child_process";
@@ -272,21 +273,41 @@ function printedUrl(server) {
   });
 }
 
-/** `init` scaffolds the wiki with the packaged manual and queues the first build (the fake agent). */
+/**
+ * `init` scaffolds only what the team owns and queues the first build (the fake agent), whose
+ * prompt points at the installed package's manual; `init --with-manual` copies that manual.
+ */
 function checkInit(env) {
-  const root = join(work, "fresh");
+  const manual = join(installedPackage(), "dist", "manual");
+  const fresh = gitRepository("fresh");
+  const promptFile = join(work, "init-prompt.txt");
+  const record = JSON.parse(expectExit(ca(env, ["init", "--using", "claude", "--wait", "--json"], { cwd: fresh, env: { FAKE_CLAUDE_PROMPT_FILE: promptFile } }), "ca init --wait"));
+  if (record.status !== "done") problems.push(`the build run queued by init ended ${record.status}`);
+  if (existsSync(join(fresh, "almanac", "manual"))) problems.push("init copied the manual without --with-manual");
+  const prompt = existsSync(promptFile) ? readFileSync(promptFile, "utf8") : "";
+  const root = /"manual_root": ("(?:[^"\\]|\\.)*")/.exec(prompt);
+  const pointed = root ? JSON.parse(root[1]) : null;
+  if (pointed === null || !existsSync(join(pointed, "README.md")) || realpathSync(pointed) !== realpathSync(manual)) {
+    problems.push(`the build's prompt points at the manual ${JSON.stringify(pointed)}, not the installed ${manual}`);
+  }
+  const owned = gitRepository("owned");
+  const copied = JSON.parse(expectExit(ca(env, ["init", "--with-manual", "--using", "claude", "--wait", "--json"], { cwd: owned }), "ca init --with-manual --wait"));
+  if (copied.status !== "done") problems.push(`the build run queued by init --with-manual ended ${copied.status}`);
+  for (const name of readdirSync(manual)) {
+    const copy = join(owned, "almanac", "manual", name);
+    if (!existsSync(copy) || !readFileSync(copy).equals(readFileSync(join(manual, name)))) problems.push(`init --with-manual did not copy the packaged manual's ${name}`);
+  }
+}
+
+/** A new git repository under the work folder with one commit. */
+function gitRepository(name) {
+  const root = join(work, name);
   mkdirSync(root);
   writeFileSync(join(root, "main.js"), "console.log('hi');\n");
   git(root, "init", "-q", "-b", "main");
   git(root, "add", "-A");
   git(root, "commit", "-q", "-m", "initial");
-  const record = JSON.parse(expectExit(ca(env, ["init", "--using", "claude", "--wait", "--json"], { cwd: root }), "ca init --wait"));
-  if (record.status !== "done") problems.push(`the build run queued by init ended ${record.status}`);
-  const manual = join(installedPackage(), "dist", "manual");
-  for (const name of readdirSync(manual)) {
-    const copied = join(root, "almanac", "manual", name);
-    if (!existsSync(copied) || !readFileSync(copied).equals(readFileSync(join(manual, name)))) problems.push(`init did not copy the packaged manual's ${name}`);
-  }
+  return root;
 }
 
 /** A queued ingest run with the fake Claude Code, followed to its end; its page is committed and searchable. */

@@ -335,14 +335,16 @@ export class App {
       log: (line) => this.log(line),
       environments: this.environments,
       operations: async (executionId, queuedWith, stoppedSignal) => {
-        const [{ LifecycleRunner }, { loadAdapter }, { runTimeoutMs, runIdleTimeoutMs }, commands, { EXECUTION_ENV }, { codexLoginFix }] = await Promise.all([
-          import("./lifecycle/runner.js"),
-          import("./harnesses/registry.js"),
-          this.config(),
-          this.commands(),
-          import("./queue/ports.js"),
-          import("./config/codex-provider.js"),
-        ]);
+        const [{ LifecycleRunner }, { loadAdapter }, { runTimeoutMs, runIdleTimeoutMs }, commands, { EXECUTION_ENV }, { codexLoginFix }, { manualRootFor }] =
+          await Promise.all([
+            import("./lifecycle/runner.js"),
+            import("./harnesses/registry.js"),
+            this.config(),
+            this.commands(),
+            import("./queue/ports.js"),
+            import("./config/codex-provider.js"),
+            import("./wiki/scaffold.js"),
+          ]);
         // The run executes in the environment of the command that queued it; every process the
         // agent starts also inherits the marker, so the whole tree can be found later.
         const env = { ...(queuedWith ?? this.options.env), [EXECUTION_ENV]: executionId };
@@ -359,6 +361,7 @@ export class App {
           log: (line) => this.log(line),
           env,
           cli: { node: process.execPath, script: this.options.binPath ?? process.argv[1] ?? "codealmanac" },
+          manualRoot: manualRootFor,
           runTimeoutMs,
           runIdleTimeoutMs,
           stopped: stoppedSignal,

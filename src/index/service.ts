@@ -14,7 +14,7 @@ import { provenMiss } from "./miss.js";
 import type { PageParser } from "./parse-file.js";
 import { searchHits, searchPages, type SearchHit, type SearchRequest, type SearchResult } from "./views/search.js";
 import { pageFiles, pageFingerprints, showPage, type PageView } from "./views/pages.js";
-import { listTopics, showTopic, type TopicDetail, type TopicSummary } from "./views/topics.js";
+import { listTopics, requireTopics, showTopic, type TopicDetail, type TopicSummary } from "./views/topics.js";
 import { healthReport, type HealthReport } from "./views/health.js";
 import { evidenceDigests, pageEvidence, type PageEvidence } from "./views/evidence.js";
 import { collectIssues, type ValidationIssue } from "./views/validate.js";
@@ -182,6 +182,15 @@ export class WikiIndex {
       await this.fresh();
       return listTopics(this.current());
     });
+  }
+
+  /**
+   * The slugs of these topics, each one the wiki has (declared, or used by a page); an
+   * unknown one is a not-found error with close matches, `listedBy` saying where all are listed.
+   */
+  async knownTopics(inputs: readonly string[], listedBy: string): Promise<string[]> {
+    if (inputs.length === 0) return [];
+    return requireTopics((await this.topics()).map((topic) => topic.slug), inputs, listedBy);
   }
 
   async topic(slug: string, withDescendants: boolean): Promise<TopicDetail> {

@@ -6,8 +6,9 @@ import type { StalePageBrief } from "./context/stale.js";
 
 /**
  * The prompt an agent receives: stable instructions, the run's runtime context as JSON,
- * then (for ingest) the source material in delimited blocks. The writing manuals are
- * read from disk (`manual_root`), not pasted in. Every command the prompt names is one
+ * then (for ingest) the source material in delimited blocks. The writing manual is read
+ * from disk (`manual_root`: the wiki's own almanac/manual/, else the packaged copy, which
+ * both agents may read outside the repository), not pasted in. Every command the prompt names is one
  * the agent's permissions let through (agent-tools.ts, and each harness adapter).
  */
 
@@ -39,9 +40,9 @@ const OPERATIONS: Record<RunSpec["kind"], string> = {
   build: `# Build operation
 Survey the repository (docs, entry points, modules, workflows, persistence, configuration, tests), plan the pages a future agent needs, then write them. The runtime context's repository inventory is a starting map, not the territory: verify in the code. Read the writing manual in manual_root first. Organize pages in folders by type (concepts/, architecture/, guides/, decisions/, reference/) and connect them with topics and links. Cite the lines of code that show each material claim.`,
   ingest: `# Ingest operation
-Fold the selected inputs into the existing wiki. The material is in the <source> blocks below the runtime context; when a block says it was cut, the whole material is in the file it names. Understand each input, extract what is durable, find its right home in the existing pages (search them with \`codealmanac search\`), verify important claims against the code and cite the lines that show them, and prefer updating evolving pages over creating new ones.`,
+Fold the selected inputs into the existing wiki. The material is in the <source> blocks below the runtime context; when a block says it was cut, the whole material is in the file it names. Understand each input, extract what is durable, find its right home in the existing pages (search them with \`codealmanac search\`), verify important claims against the code and cite the lines that show them, and prefer updating evolving pages over creating new ones. The writing manual in manual_root says how (start with its README.md and ingest.md).`,
   garden: `# Garden operation
-Improve the wiki as a whole graph: merge duplicates, fix stale or unsupported claims, repair broken links and references, strengthen topics and hub pages. The runtime context's \`garden\` object summarizes the wiki (largest topics, most-linked pages, pages nothing links to, recent changes) and its current findings, sampled when there are many (\`codealmanac validate --json\` lists them all). Errors that exist now do not fail this run; errors you introduce do. Current code is the truth: when you check or correct a claim about code, point its source's \`lines\` at where the code now shows it. Avoid churn.`,
+Improve the wiki as a whole graph: merge duplicates, fix stale or unsupported claims, repair broken links and references, strengthen topics and hub pages. The runtime context's \`garden\` object summarizes the wiki (largest topics, most-linked pages, pages nothing links to, recent changes) and its current findings, sampled when there are many (\`codealmanac validate --json\` lists them all). Errors that exist now do not fail this run; errors you introduce do. Current code is the truth: when you check or correct a claim about code, point its source's \`lines\` at where the code now shows it. Avoid churn. The writing manual in manual_root says how (start with its README.md and garden.md).`,
 };
 
 /** `garden --stale`: only these pages, each with what changed under it. */
@@ -59,7 +60,14 @@ export interface PromptMaterial {
   build?: unknown;
 }
 
-export function renderPrompt(record: RunRecord, spec: RunSpec, almanacPath: string, material: PromptMaterial = {}): string {
+/** `manualRoot`: the writing manual's folder (see LifecycleDeps.manualRoot); the wiki's own by default. */
+export function renderPrompt(
+  record: RunRecord,
+  spec: RunSpec,
+  almanacPath: string,
+  material: PromptMaterial = {},
+  manualRoot: string = join(almanacPath, "manual"),
+): string {
   const context = {
     run_id: record.runId,
     operation: spec.kind,
@@ -67,7 +75,7 @@ export function renderPrompt(record: RunRecord, spec: RunSpec, almanacPath: stri
     repository_root: record.repositoryRoot,
     almanac_root: almanacPath,
     topics_file: join(almanacPath, "topics.yaml"),
-    manual_root: join(almanacPath, "manual"),
+    manual_root: manualRoot,
     ...(material.sources ? { sources: material.sources.map(sourceSummary) } : {}),
     ...(material.garden !== undefined ? { garden: material.garden } : {}),
     ...(material.stale ? { stale_pages: material.stale.pages.map(staleSummary) } : {}),

@@ -65,6 +65,8 @@ export interface LifecycleDeps {
   env: NodeJS.ProcessEnv;
   /** This installation's CLI, which the agent's `codealmanac` must run. */
   cli: CliEntry;
+  /** The writing manual the agent reads for a wiki (almanac/ path in): the wiki's own copy, else the packaged one. */
+  manualRoot: (almanacPath: string) => string;
   runTimeoutMs: number;
   runIdleTimeoutMs: number;
   /**
@@ -117,7 +119,7 @@ export class LifecycleRunner implements OperationRunner {
         runs.finishRun(record.runId, now(), { status: "done", summary: "nothing to garden: the targeted pages are no longer stale" });
         return;
       }
-      const prompt = renderPrompt(record, spec, index.almanacPath, material);
+      const prompt = renderPrompt(record, spec, index.almanacPath, material, this.deps.manualRoot(index.almanacPath));
       const pagesBefore = await index.pageFingerprints();
       const before = await phase("internal_error", () => takeSnapshot(record.repositoryRoot, this.deps.commands, this.deps.env));
       tools = await phase("internal_error", () => prepareAgentTools(join(this.deps.runDir(record.runId), "agent"), this.deps.cli));

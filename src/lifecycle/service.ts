@@ -41,7 +41,8 @@ export interface LifecycleServiceDeps {
   /** The environment agent CLIs are looked up in. */
   env: NodeJS.ProcessEnv;
   resolveSources: SourceResolver;
-  scaffold: (root: string) => void;
+  /** Writes the starter wiki; `withManual` also copies the writing manual into it. */
+  scaffold: (root: string, options: { withManual?: boolean }) => void;
 }
 
 export interface OperationOptions {
@@ -68,7 +69,7 @@ function checkTexts(options: OperationOptions): void {
 export class LifecycleService {
   constructor(private readonly deps: LifecycleServiceDeps) {}
 
-  init(path: string, cwd: string, options: OperationOptions & { name?: string; description?: string }): Receipt {
+  init(path: string, cwd: string, options: OperationOptions & { name?: string; description?: string; withManual?: boolean }): Receipt {
     const root = normalizeRoot(path, cwd);
     if (existsSync(root) && !statSync(root).isDirectory()) throw invalid(`repository path must be a directory: ${root}`);
     // lstat: a dangling symlink named almanac/ exists too, and nothing is written through it.
@@ -84,7 +85,7 @@ export class LifecycleService {
       ...(options.name !== undefined ? { name: options.name } : {}),
       ...(options.description !== undefined ? { description: options.description } : {}),
     });
-    this.deps.scaffold(root);
+    this.deps.scaffold(root, { withManual: options.withManual === true });
     return this.queue(registration.repository, "build", harness, { inputs: [], sources: [] }, options);
   }
 

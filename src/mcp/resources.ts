@@ -4,6 +4,7 @@ import { PROTOCOL, ProtocolError, protocolError } from "./errors.js";
 import type { LiveIndex } from "../index/freshness.js";
 import { pagesByPath, type PageRow } from "../index/views/viewer.js";
 import { truncationOf } from "../index/views/pages.js";
+import { overviewResource, overviewText, overviewUri } from "./overview.js";
 import { pageUri, URI_SCHEME } from "./shapes.js";
 import type { Wikis } from "./wikis.js";
 
@@ -30,8 +31,9 @@ interface Cursor {
 }
 
 /**
- * Every page of the selected wiki is a resource, listed in file-path order a page at a
- * time. The sorted list is kept until the wiki changes, so walking all pages of a large
+ * The selected wiki's overview (`almanac://<wiki>`: where to start) and every one of its
+ * pages are resources: the overview first, then the pages in file-path order, a hundred at
+ * a time. The sorted list is kept until the wiki changes, so walking all pages of a large
  * wiki reads the index once.
  */
 export class PageResources {
@@ -61,7 +63,7 @@ export class PageResources {
     const more = start + page.length < rows.length;
     return {
       answer: {
-        resources: page.map((row) => resourceOf(name, row)),
+        resources: [...(from === null ? [overviewResource(name, rows.length)] : []), ...page.map((row) => resourceOf(name, row))],
         ...(more ? { nextCursor: encodeCursor({ wiki: name, after: page[page.length - 1]!.rel_path }) } : {}),
       },
       shows: { repositoryId: wiki.repository.repositoryId, generation: wiki.live.generation },
@@ -69,10 +71,14 @@ export class PageResources {
   }
 
   async read(uri: string): Promise<ReadResourceResult> {
-    const address = parsePageUri(uri);
-    if (!address) throw new ProtocolError(PROTOCOL.invalidParams, `not a wiki page URI: ${uri} (expected almanac://<wiki>/<slug>)`);
+    const address = parseResourceUri(uri);
+    if (!address) throw new ProtocolError(PROTOCOL.invalidParams, `not a wiki resource URI: ${uri} (expected almanac://<wiki> or almanac://<wiki>/<slug>)`);
     try {
       const wiki = await this.wikis.open(address.wiki);
+      if (address.slug === null) {
+        const text = await overviewText(wiki, await this.rows(wiki.live));
+        return { contents: [{ uri: overviewUri(wiki.repository.name), mimeType: "text/markdown", text }] };
+      }
       const view = await wiki.index.show(address.slug);
       // A resource is only its text, so a cut page says so at its end.
       const cut = truncationOf(view);
@@ -130,8 +136,8 @@ function decodeCursor(text: string): Cursor {
   throw new ProtocolError(PROTOCOL.invalidParams, `invalid cursor: ${JSON.stringify(text)} (pass back the nextCursor of a previous answer)`);
 }
 
-/** `almanac://<wiki>/<slug>` → its parts, or null when it is not one. */
-export function parsePageUri(uri: string): { wiki: string; slug: string } | null {
+/** `almanac://<wiki>/<slug>` → its parts, `almanac://<wiki>` (the overview) → a null slug, or null when it is neither. */
+export function parseResourceUri(uri: string): { wiki: string; slug: string | null } | null {
   let url: URL;
   try {
     url = new URL(uri);
@@ -142,7 +148,7 @@ export function parsePageUri(uri: string): { wiki: string; slug: string } | null
   try {
     const wiki = decodeURIComponent(url.host);
     const slug = url.pathname.replace(/^\/+/, "").split("/").map(decodeURIComponent).join("/");
-    return slug === "" ? null : { wiki, slug };
+    return { wiki, slug: slug === "" ? null : slug };
   } catch {
     return null;
   }

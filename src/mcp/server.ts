@@ -15,6 +15,7 @@ import { ChangeWatch } from "./changes.js";
 import type { McpDeps } from "./deps.js";
 import { PROTOCOL, ProtocolError } from "./errors.js";
 import { paramChecks } from "./messages.js";
+import { OVERVIEW_TEMPLATE } from "./overview.js";
 import { PAGE_TEMPLATE, PageResources } from "./resources.js";
 import { claimStdout } from "./stdout.js";
 import { buildTools } from "./tools/index.js";
@@ -47,7 +48,7 @@ const INSTRUCTIONS = `This server reads the CodeAlmanac wiki of the repository y
 - Before changing code you do not know, search the wiki and read the pages that come up.
 - Just before editing a file, call pages_for_file with its path: those pages describe that code and may need updating after your change.
 - A page whose freshness is stale cites code that changed since the page was verified: check that code before relying on the page.
-- Pages are also resources: almanac://<wiki>/<slug>.`;
+- Pages are also resources: almanac://<wiki>/<slug>. almanac://<wiki> is where to start: the landing page, the topics and every page's slug and summary.`;
 
 /**
  * `ca mcp`: serves the wiki over stdio until the client disconnects (stdin ends) or the
@@ -87,7 +88,7 @@ export async function serveMcp(deps: McpDeps): Promise<void> {
     if (request.params?.cursor === undefined) changes.seen(shows);
     return answer;
   });
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: [PAGE_TEMPLATE] }));
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: [OVERVIEW_TEMPLATE, PAGE_TEMPLATE] }));
   server.setRequestHandler(ReadResourceRequestSchema, (request) => resources.read(request.params.uri));
 
   server.oninitialized = () => {

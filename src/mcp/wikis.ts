@@ -5,7 +5,7 @@ import { almanacPathFor, repositoryStatus } from "../repositories/identity.js";
 import type { Repository } from "../repositories/model.js";
 import type { RepositoryListing } from "../repositories/service.js";
 import type { McpDeps } from "./deps.js";
-import { closeNames, didYouMean } from "./suggest.js";
+import { closeNames, didYouMean } from "../core/suggest.js";
 
 /** A wiki ready to read: its index brought up to date for this call. */
 export interface OpenWiki {

@@ -42,24 +42,45 @@ const TOPICS = `topics:
     parents: []
 `;
 
+export interface ScaffoldOptions {
+  /** Also copy the writing manual into almanac/manual/, for a team that keeps its own (`init --with-manual`). */
+  withManual?: boolean;
+}
+
 /**
- * Writes the starter wiki: README.md, topics.yaml and the writing manual. Each file is
- * written only if missing, so user edits are never overwritten.
+ * Writes the starter wiki: what the team owns (README.md, the landing page, and
+ * topics.yaml), and with `withManual` a copy of the writing manual. Without it the agent
+ * reads the packaged manual (`manualRootFor`). Each file is written only if missing, so user
+ * edits are never overwritten.
  */
-export function scaffoldWiki(root: string): void {
+export function scaffoldWiki(root: string, options: ScaffoldOptions = {}): void {
   const almanac = join(root, "almanac");
   try {
-    mkdirSync(join(almanac, "manual"), { recursive: true });
+    mkdirSync(almanac, { recursive: true });
     writeIfMissing(join(almanac, "README.md"), README);
     writeIfMissing(join(almanac, "topics.yaml"), TOPICS);
-    const source = manualDirectory();
-    for (const name of readdirSync(source).filter((n) => n.endsWith(".md"))) {
-      const target = join(almanac, "manual", name);
-      if (!existsSync(target)) copyFileSync(join(source, name), target);
-    }
+    if (options.withManual) copyManual(join(almanac, "manual"));
   } catch (error) {
     throw invalid(`cannot create the starter wiki in ${almanac}: ${(error as Error).message}`);
   }
+}
+
+function copyManual(target: string): void {
+  mkdirSync(target, { recursive: true });
+  const source = manualDirectory();
+  for (const name of readdirSync(source).filter((n) => n.endsWith(".md"))) {
+    if (!existsSync(join(target, name))) copyFileSync(join(source, name), join(target, name));
+  }
+}
+
+/**
+ * The writing manual an agent working on this wiki reads: the wiki's own almanac/manual/
+ * when it has one (the team keeps its copy), else the packaged manual, an absolute path
+ * outside the repository that the agents may read but not write.
+ */
+export function manualRootFor(almanacPath: string): string {
+  const own = join(almanacPath, "manual");
+  return existsSync(join(own, "README.md")) ? own : manualDirectory();
 }
 
 function writeIfMissing(path: string, content: string): void {

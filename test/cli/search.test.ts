@@ -270,10 +270,12 @@ describe("search: --topic", () => {
     expect(sorted(["search", "login", "--topic", "ops", "--json"])).toEqual(["audit", "deploy"]);
   });
 
-  test("an unknown topic matches nothing and exits 0", () => {
-    const result = run(["search", "--topic", "nope"]);
-    expect(result.code).toBe(0);
-    expect(result.stderr).toBe("# 0 results\n");
+  test("an unknown topic is a one-line not-found error with the close topics, in text and JSON", () => {
+    expectFailure(run(["search", "--topic", "nope"]), "topic not found: nope; `codealmanac topics` lists them");
+    expectFailure(run(["search", "--topic", "auht"]), "topic not found: auht (did you mean auth?); `codealmanac topics` lists them");
+    // Any unknown one of several, named as typed.
+    expectFailure(run(["search", "login", "--topic", "ops", "--topic", "Token"]), "topic not found: Token (did you mean tokens?); `codealmanac topics` lists them");
+    expectJsonFailure(run(["search", "--topic", "secuirty", "--json"]), "not_found", "topic not found: secuirty (did you mean security?); `codealmanac topics` lists them");
   });
 });
 
@@ -432,7 +434,7 @@ describe("search: freshness after edits", () => {
     const repo = writeWiki(join(box.dir, "repo"), {
       "jwt.md": page({ title: "JWT", topics: ["tokens"], sources: [], body: "Tokens." }),
     });
-    expect(slugs(expectOk(box.run(["search", "--topic", "security", "--json"], { cwd: repo })))).toEqual([]);
+    expectJsonFailure(box.run(["search", "--topic", "security", "--json"], { cwd: repo }), "not_found", /^topic not found: security;/);
     writeFileSync(
       almanac(repo, "topics.yaml"),
       "topics:\n  - slug: concepts\n  - slug: security\n    description: Keeping things safe\n  - slug: tokens\n    parents: [security]\n",

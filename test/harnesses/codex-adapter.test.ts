@@ -202,6 +202,26 @@ describe("Codex failure classes", () => {
     expect(result.events.filter((event) => event.message.startsWith("Codex: Reconnecting...")).length).toBeGreaterThan(1);
   });
 
+  test("a codex waiting for the network without end is stopped at its third notice, with the login fix", async () => {
+    const mark = processMark();
+    // No timeout could end this run in the test's time: only the reconnect loop's detection can.
+    const limits = { timeoutMs: 600_000, idleTimeoutMs: 600_000 };
+    const { result } = await run(request({ ...limits, env: fakeEnv({ FAKE_CODEX_SCENARIO: "offline", ...mark.env }) }));
+    expect(mark.alive()).toEqual([]);
+    expect(result.status).toBe("failed");
+    expect(result.failure).toMatchObject({
+      code: "codex.provider_unreachable",
+      message: expect.stringMatching(/^codex cannot reach its model provider: Reconnecting\.\.\. waiting for network \(/),
+      fix: "check the network; if Codex is not logged in, run `codex login` or set OPENAI_API_KEY",
+    });
+    expect(result.events.filter((event) => event.message.startsWith("Codex: Reconnecting... waiting for network"))).toHaveLength(2);
+    // A custom model provider's own key variable is the one named.
+    const custom = createCodexAdapter({ loginFix: () => "set ACME_LLM_KEY (the key Codex's model provider \"acme\" reads)" });
+    const again = await run(request({ ...limits, env: fakeEnv({ FAKE_CODEX_SCENARIO: "offline", ...mark.env }) }), custom);
+    expect(again.result.failure?.fix).toBe("check the network; if Codex is not logged in, set ACME_LLM_KEY (the key Codex's model provider \"acme\" reads)");
+    expect(mark.alive()).toEqual([]);
+  });
+
   test("aborting cancels the run", async () => {
     const started = join(dir, "started");
     const abort = new AbortController();

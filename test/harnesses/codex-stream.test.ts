@@ -80,6 +80,17 @@ describe("codex exec --json stream", () => {
     expect(state.failure?.code).toBe("codex.reconnects_exhausted");
   });
 
+  test("three `waiting for network` notices in a row fail the run; progress in between starts the count again", () => {
+    const offline = line({ type: "error", message: "Reconnecting... waiting for network (stream disconnected before completion)" });
+    const progress = line({ type: "item.completed", item: { id: "item_0", type: "agent_message", text: "Looking." } });
+    const recovered = parse([line({ type: "thread.started", thread_id: "t-1" }), offline, offline, progress, offline, offline]);
+    expect(recovered.state.failure).toBeNull();
+    expect(recovered.events.map((e) => e.kind)).toEqual(["provider_session", "warning", "warning", "text", "warning", "warning"]);
+    const stuck = parse([line({ type: "thread.started", thread_id: "t-1" }), offline, offline, offline, offline]);
+    expect(stuck.events.map((e) => e.kind)).toEqual(["provider_session", "warning", "warning", "error", "warning"]);
+    expect(stuck.state.failure).toMatchObject({ code: "codex.provider_unreachable", fix: expect.stringMatching(/codex login/) });
+  });
+
   test("a non-fatal error notice stays a warning", () => {
     const { events, state } = parse([
       line({ type: "thread.started", thread_id: "t-1" }),

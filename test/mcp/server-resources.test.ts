@@ -35,8 +35,16 @@ describe("ca mcp resources", () => {
       pages.push(answer.resources);
       cursor = answer.nextCursor;
     } while (cursor !== undefined);
-    expect(pages.map((p) => p.length)).toEqual([100, 100, 34]);
-    const all = pages.flat();
+    // The wiki's overview comes first, before the first hundred pages.
+    expect(pages.map((p) => p.length)).toEqual([101, 100, 34]);
+    expect(pages[0]![0]).toEqual({
+      uri: "almanac://repo",
+      name: "repo",
+      title: "repo: wiki overview",
+      description: "Start here: the landing page, the topics and all 234 pages of the wiki repo, each with its slug and summary.",
+      mimeType: "text/markdown",
+    });
+    const all = pages.flat().slice(1);
     const many = Array.from({ length: 230 }, (_, i) => `many/page-${String(i).padStart(3, "0")}`);
     expect(all.map((r) => r.name)).toEqual(["README", "architecture/index-refresh", "architecture/run-queue", "guides/testing", ...many]);
     expect(all[2]).toEqual({
@@ -60,6 +68,14 @@ describe("ca mcp resources", () => {
     const mcp = await startMcp(box, { cwd: root });
     expect((await mcp.client.listResourceTemplates()).resourceTemplates).toEqual([
       {
+        uriTemplate: "almanac://{wiki}",
+        name: "overview",
+        title: "Wiki overview",
+        description:
+          "Where to start in a CodeAlmanac wiki, as Markdown: its landing page, its topics, and every page's slug, title and summary (e.g. almanac://my-repo).",
+        mimeType: "text/markdown",
+      },
+      {
         uriTemplate: "almanac://{wiki}/{+slug}",
         name: "page",
         title: "Wiki page",
@@ -80,6 +96,41 @@ describe("ca mcp resources", () => {
     expect(forgiven.contents[0]!.uri).toBe("almanac://repo/architecture/run-queue");
   });
 
+  test("almanac://<wiki> is where a model starts: the landing page, the topics, every page with its slug and summary", async () => {
+    const mcp = await startMcp(box, { cwd: root });
+    for (const uri of ["almanac://repo", "almanac://repo/"]) {
+      const read = await mcp.client.readResource({ uri });
+      expect(read.contents).toHaveLength(1);
+      expect(read.contents[0]).toMatchObject({ uri: "almanac://repo", mimeType: "text/markdown" });
+      expect((read.contents[0] as { text: string }).text).toBe(
+        [
+          "# The CodeAlmanac wiki repo",
+          "",
+          "Pages explain how this repository's code works, why it is built that way and what to watch out for. Open a page with the read_page tool or as the resource almanac://repo/<slug>; find pages with search (words, topics, or a file the pages cite) and pages_for_file.",
+          "",
+          "## Landing page (README)",
+          "",
+          "Welcome to the wiki.",
+          "",
+          "## Topics (4; slug — title, pages, parents)",
+          "",
+          "- concepts — Concepts, 1 page: Ideas the code is built on",
+          "- indexing — Indexing, 1 page, under concepts",
+          "- queue — Queue, 1 page, under concepts",
+          "- unused — Unused, 0 pages",
+          "",
+          "## Pages (4; slug — title: summary)",
+          "",
+          "- README — Home: The landing page",
+          "- architecture/index-refresh — Index refresh: How the index follows the files",
+          "- architecture/run-queue — Run queue: How runs wait for a worker",
+          "- guides/testing — Testing: How tests run",
+          "",
+        ].join("\n"),
+      );
+    }
+  });
+
   test("an unknown page, wiki or URI is a protocol error", async () => {
     const mcp = await startMcp(box, { cwd: root });
     const missing = await refusal(mcp.client.readResource({ uri: "almanac://repo/architecture/run-queu" }));
@@ -88,11 +139,13 @@ describe("ca mcp resources", () => {
     const wiki = await refusal(mcp.client.readResource({ uri: "almanac://nope/README" }));
     expect(wiki.code).toBe(-32002);
     expect(wiki.message).toBe("MCP error -32002: wiki not found: nope; list_wikis lists the wikis this server reads");
-    for (const uri of ["https://example.com/README", "almanac://repo/", "almanac://repo/README?x=1"]) {
+    for (const uri of ["https://example.com/README", "almanac:///README", "almanac://repo/README?x=1"]) {
       const bad = await refusal(mcp.client.readResource({ uri }));
       expect(bad.code).toBe(-32602);
-      expect(bad.message).toBe(`MCP error -32602: not a wiki page URI: ${uri} (expected almanac://<wiki>/<slug>)`);
+      expect(bad.message).toBe(`MCP error -32602: not a wiki resource URI: ${uri} (expected almanac://<wiki> or almanac://<wiki>/<slug>)`);
     }
+    const overview = await refusal(mcp.client.readResource({ uri: "almanac://nope" }));
+    expect(overview.message).toBe("MCP error -32002: wiki not found: nope; list_wikis lists the wikis this server reads");
   });
 
   test("the client hears when the wiki changes, and lists the change", async () => {

@@ -1,10 +1,12 @@
 import { describe, expect, test } from "vitest";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { sandbox, type Sandbox } from "../support/cli.js";
+import { dirname, join } from "node:path";
+import { BIN, sandbox, type Sandbox } from "../support/cli.js";
 import { checkAndCleanUpAfterEach, emptyRepo, events, holdQueue, readRun, releaseQueue, waitForExits, waitForFile, waitForIdle, waitForStatus, type Receipt } from "./support.js";
 
 let box: Sandbox;
+/** The writing manual this build packages (next to the bundle the tests run). */
+const PACKAGED_MANUAL = join(dirname(BIN), "manual");
 // After each test: no worker, executor or agent of the sandbox outlives the queue's work
 // (checked before the sandbox cleanup, which kills every process carrying its state directory).
 checkAndCleanUpAfterEach(() => box);
@@ -26,33 +28,39 @@ describe("init", () => {
     expect(result.stdout).toContain("Repo: my-repo");
     expect(existsSync(join(root, "almanac", "README.md"))).toBe(true);
     expect(existsSync(join(root, "almanac", "topics.yaml"))).toBe(true);
-    expect(readdirSync(join(root, "almanac", "manual")).sort()).toEqual(
-      [
-        "README.md",
-        "architecture.md",
-        "concepts.md",
-        "decisions.md",
-        "evidence.md",
-        "garden.md",
-        "how-to-guides.md",
-        "how-to-write.md",
-        "ingest.md",
-        "links.md",
-        "reference.md",
-        "sources.md",
-        "topics.md",
-      ].sort(),
-    );
+    // Only what the team owns: the writing manual stays in the installed package.
+    expect(readdirSync(join(root, "almanac")).sort()).toEqual(["README.md", "topics.yaml"]);
     const done = await waitForStatus(box, runId!, ["done", "failed"]);
     expect(done.status).toBe("done");
     const prompt = readFileSync(promptFile, "utf8");
     expect(prompt).toContain("# Build operation");
     expect(prompt).toContain('"guidance": "focus on the queue"');
-    expect(prompt).toContain(`"manual_root": "${join(root, "almanac", "manual")}"`);
+    // The agent reads the packaged manual, where this installation keeps it.
+    expect(prompt).toContain(`"manual_root": "${PACKAGED_MANUAL}"`);
+    expect(existsSync(join(PACKAGED_MANUAL, "README.md"))).toBe(true);
     // The scaffold alone validates clean: one page, one topic.
     const validate = box.run(["validate", "--strict", "--json"], { cwd: root });
     expect(validate.json()).toMatchObject({ ok: true, errors: 0, warnings: 0, index: { pages_indexed: 1 } });
     expect(box.run(["list", "--json"]).json<{ repository: { name: string } }[]>()[0]!.repository.name).toBe("my-repo");
+  });
+
+  test("init --with-manual copies the writing manual for the team to own, and the agent reads that copy", async () => {
+    box = sandbox();
+    const root = join(box.dir, "repo");
+    mkdirSync(root);
+    const promptFile = join(box.dir, "prompt.txt");
+    const receipt = box
+      .run(["init", "--with-manual", "--using", "claude", "--json"], { cwd: root, env: { FAKE_CLAUDE_PROMPT_FILE: promptFile } })
+      .json<Receipt>();
+    expect(readdirSync(join(root, "almanac", "manual")).sort()).toEqual(readdirSync(PACKAGED_MANUAL).sort());
+    expect(readdirSync(PACKAGED_MANUAL)).toHaveLength(13);
+    for (const name of readdirSync(PACKAGED_MANUAL)) {
+      expect(readFileSync(join(root, "almanac", "manual", name), "utf8")).toBe(readFileSync(join(PACKAGED_MANUAL, name), "utf8"));
+    }
+    expect((await waitForStatus(box, receipt.run_id, ["done", "failed"])).status).toBe("done");
+    expect(readFileSync(promptFile, "utf8")).toContain(`"manual_root": "${join(root, "almanac", "manual")}"`);
+    // The copy is not pages: the wiki still validates clean with one page.
+    expect(box.run(["validate", "--strict", "--json"], { cwd: root }).json()).toMatchObject({ ok: true, index: { pages_indexed: 1 } });
   });
 
   test("init --json prints the receipt; a second init is refused with a way out", async () => {

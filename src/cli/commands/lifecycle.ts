@@ -16,6 +16,7 @@ export const registerLifecycleCommands: RegisterCommands = (program, { act, json
       .argument("[path]", "repository folder", ".")
       .option("--name <name>", "wiki name (default: the folder name)")
       .option("--description <text>", "one-line description")
+      .option("--with-manual", "also copy the writing manual into almanac/manual/ for the team to own (default: agents read the installed one)")
       .addOption(using())
       .option("--guidance <text>", "extra instructions for the agent")
       .addOption(wait())
@@ -65,11 +66,17 @@ function operationOptions(opts: QueueOptions & { title?: string }) {
   };
 }
 
-export async function init(ctx: CliContext, app: App, [path]: [string], opts: QueueOptions & { name?: string; description?: string }): Promise<void> {
+export async function init(
+  ctx: CliContext,
+  app: App,
+  [path]: [string],
+  opts: QueueOptions & { name?: string; description?: string; withManual?: true },
+): Promise<void> {
   const receipt = (await app.lifecycle()).init(path, ctx.cwd, {
     ...operationOptions(opts),
     ...(opts.name !== undefined ? { name: opts.name } : {}),
     ...(opts.description !== undefined ? { description: opts.description } : {}),
+    ...(opts.withManual ? { withManual: true } : {}),
   });
   await report(ctx, app, opts, receipt, "build");
 }

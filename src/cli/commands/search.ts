@@ -14,7 +14,7 @@ export const registerSearchCommands: RegisterCommands = (program, { act, json, w
       .command("search")
       .description("search pages (ranked by title, heading, then body)")
       .argument("[query...]", "words to search for; none lists pages")
-      .addOption(new Option("--topic <topic>", "only pages with this topic or a narrower one (repeatable)").argParser(collect).default<string[]>([]))
+      .addOption(new Option("--topic <topic>", "only pages with this topic or a narrower one (repeatable; an unknown topic is an error)").argParser(collect).default<string[]>([]))
       .option("--mentions <path>", "only pages citing this file or folder")
       .addOption(new Option("--limit <n>", "at most n pages (default 50)").argParser(integer))
       .option("--all", "every matching page")
@@ -40,7 +40,7 @@ export async function search(ctx: CliContext, app: App, [words]: [string[]], opt
   const index = openIndex(ctx, app, opts);
   const request = {
     query: words.join(" "),
-    topics: opts.topic,
+    topics: await index.knownTopics(opts.topic, "`codealmanac topics` lists them"),
     ...(opts.mentions !== undefined ? { mentions: opts.mentions } : {}),
     ...(limit !== undefined ? { limit } : {}),
   };

@@ -169,6 +169,8 @@ async function runCodex(
       if (parser.state.legacy) control.stop("fatal");
       // Retrying a rejected credential only delays the failure.
       if (parser.state.failure?.code === "codex.not_authenticated") control.stop("authentication");
+      // Nor does waiting for a network that is not there: Codex would wait forever.
+      if (parser.state.failure?.code === "codex.provider_unreachable") control.stop("fatal");
       if (parser.state.completed || parser.state.failure) control.finished();
     },
   );

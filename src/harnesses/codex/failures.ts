@@ -45,6 +45,31 @@ export function classifyCodexFailure(message: string, reconnects = 0, loginFix: 
   return codexFailure("codex.turn_failed", text);
 }
 
+/**
+ * How many `Reconnecting... waiting for network` notices in a row, with nothing else in
+ * between, make a run hopeless. Codex never gives up on its own in that state (it has no
+ * retry bound there, unlike `Reconnecting... n/5`), so without this the run would sit until
+ * its idle or run timeout.
+ */
+export const OFFLINE_NOTICE_LIMIT = 3;
+
+/** `Reconnecting... waiting for network (…)`: Codex cannot reach its model provider at all. */
+export function isOfflineNotice(message: string): boolean {
+  return /^reconnecting\.*\s*waiting for network\b/i.test(message.trim());
+}
+
+/**
+ * The failure of a run whose Codex keeps waiting for the network. Not logged in looks the
+ * same from here (the request never gets an answer), so the fix names both.
+ */
+export function unreachable(message: string, loginFix: string = HARNESSES.codex.login): HarnessFailure {
+  return codexFailure(
+    "codex.provider_unreachable",
+    `codex cannot reach its model provider: ${message.trim()} (${OFFLINE_NOTICE_LIMIT} times in a row, nothing else in between)`,
+    `check the network; if Codex is not logged in, ${loginFix}`,
+  );
+}
+
 export function tooOld(version: string | null): HarnessFailure {
   const which = version ? `codex ${version}` : "this codex";
   return codexFailure(

@@ -9,7 +9,7 @@
 import type { HarnessActor, HarnessEvent, HarnessEventKind, HarnessToolDisplay, HarnessUsage, ToolDisplayKind } from "../events.js";
 import type { HarnessFailure } from "../types.js";
 import { clip, displayPath, firstLine, parseJsonLine, record, text, type Json } from "../text.js";
-import { classifyCodexFailure } from "./failures.js";
+import { classifyCodexFailure, isOfflineNotice, OFFLINE_NOTICE_LIMIT, unreachable } from "./failures.js";
 
 const TITLE_LIMIT = 120;
 /** Tool output kept per event; the whole output stays in Codex's own rollout file. */
@@ -51,6 +51,8 @@ class CodexStreamReader implements CodexStreamParser {
   private readonly started = new Set<string>();
   private readonly helpers = new Map<string, string>();
   private reconnects = 0;
+  /** `waiting for network` notices since the stream last showed progress (any other event). */
+  private offlineNotices = 0;
   private lines = 0;
   /** An `error` event waits one line: followed by `turn.failed` with the same text it is that failure. */
   private pendingError: { message: string; event: HarnessEvent } | null = null;
@@ -84,6 +86,7 @@ class CodexStreamReader implements CodexStreamParser {
       return [];
     }
     const out: HarnessEvent[] = [];
+    if (type !== "error") this.offlineNotices = 0;
     if (type === "turn.failed") {
       this.onTurnFailed(line, out);
       return out;
@@ -166,7 +169,10 @@ class CodexStreamReader implements CodexStreamParser {
     out.push(used);
   }
 
-  /** A reconnect notice is a warning (or, for a rejected credential, the failure); any other error waits a line. */
+  /**
+   * A reconnect notice is a warning (or the failure: for a rejected credential, and for the
+   * last of `OFFLINE_NOTICE_LIMIT` `waiting for network` notices in a row); any other error waits a line.
+   */
   private onError(line: Json, out: HarnessEvent[]): void {
     const message = text(line.message) ?? "codex error";
     if (!/^reconnecting/i.test(message.trim())) {
@@ -174,6 +180,12 @@ class CodexStreamReader implements CodexStreamParser {
       return;
     }
     this.reconnects++;
+    if (isOfflineNotice(message) && ++this.offlineNotices >= OFFLINE_NOTICE_LIMIT && !this.state.failure) {
+      // Codex waits for the network without end; a missing login looks the same from here.
+      this.state.failure = unreachable(message, this.loginFix);
+      out.push(this.failedEvent(this.state.failure));
+      return;
+    }
     const cause = /^reconnecting\.*\s*\d+\/\d+\s*\(([\s\S]*)\)\s*$/i.exec(message.trim())?.[1] ?? message;
     const failure = classifyCodexFailure(cause, 0, this.loginFix);
     if (failure.code === "codex.not_authenticated" && !this.state.failure) {

@@ -1,6 +1,7 @@
 import type { Db } from "../../core/sqlite.js";
 import { kebab } from "../../core/kebab.js";
-import { invalid, notFound } from "../../core/errors.js";
+import { invalid, notFound, ProductError } from "../../core/errors.js";
+import { closeNames, didYouMean } from "../../core/suggest.js";
 import { descendantsOf } from "./topic-graph.js";
 
 export interface TopicSummary {
@@ -81,6 +82,19 @@ function withDeclared(row: TopicRow) {
 
 export function topicExists(db: Db, slug: string): boolean {
   return db.prepare("SELECT 1 FROM topics WHERE slug = ?").get(slug) !== undefined;
+}
+
+/**
+ * The slugs of `inputs`, when the wiki knows each one (`known`: its topics' slugs). An
+ * unknown topic is an error naming it with the closest slugs, and `listedBy` says where
+ * they are all listed, instead of a search that quietly finds nothing.
+ */
+export function requireTopics(known: readonly string[], inputs: readonly string[], listedBy: string): string[] {
+  const slugs = inputs.map(topicSlug);
+  const missing = slugs.findIndex((slug) => !known.includes(slug));
+  if (missing < 0) return slugs;
+  const hint = didYouMean(closeNames(slugs[missing]!, known));
+  throw new ProductError("not_found", `topic not found: ${inputs[missing]!.trim()}${hint}; ${listedBy}`);
 }
 
 export function topicSlug(input: string): string {

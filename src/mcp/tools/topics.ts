@@ -1,9 +1,6 @@
 import * as z from "zod/mini";
-import { ProductError } from "../../core/errors.js";
-import { topicSlug } from "../../index/views/topics.js";
 import { pagesBySlug } from "../../index/views/viewer.js";
 import { pageLine } from "../shapes.js";
-import { closeNames, didYouMean } from "../suggest.js";
 import type { OpenWiki } from "../wikis.js";
 import { count, countField, wikiArgument, wikiField } from "./common.js";
 import type { ToolContext } from "./context.js";
@@ -69,18 +66,9 @@ export const topicsTool = (context: ToolContext) =>
     },
   });
 
-/**
- * The topics' slugs, when the wiki has every one: an unknown topic is an error naming it,
- * with the closest slugs, instead of a search that quietly finds nothing.
- */
+/** The topics' slugs, when the wiki has every one: else an error naming the unknown one, with close matches. */
 export async function knownTopics(wiki: OpenWiki, inputs: readonly string[]): Promise<string[]> {
-  const slugs = inputs.map(topicSlug);
-  if (slugs.length === 0) return slugs;
-  const known = (await wiki.index.topics()).map((topic) => topic.slug);
-  const missing = slugs.findIndex((slug) => !known.includes(slug));
-  if (missing < 0) return slugs;
-  const hint = didYouMean(closeNames(slugs[missing]!, known));
-  throw new ProductError("not_found", `topic not found: ${inputs[missing]!.trim()}${hint}; the topics tool lists them`);
+  return wiki.index.knownTopics(inputs, "the topics tool lists them");
 }
 
 function graphText(data: TopicsOutput): string {

@@ -1,4 +1,4 @@
-import { similarityAtLeast } from "../core/similarity.js";
+import { similarityAtLeast } from "./similarity.js";
 
 const MIN_SIMILARITY = 0.6;
 const MAX_SUGGESTIONS = 3;
