@@ -82,11 +82,16 @@ function canAsk(opts: AskOptions): boolean {
 export async function setup(ctx: CliContext, app: App, _args: [], opts: SetupOptions): Promise<void> {
   noteIgnoredFlags(ctx, opts);
   const choices = setupChoices(opts);
+  const ask = canAsk(opts);
+  // At a terminal the checks below take seconds (each agent CLI is started): say so first.
+  const wizard = ask ? await import("../render/setup-wizard.js") : null;
+  const checking = await wizard?.startChecks();
   const service = await app.setup();
   let request = await service.request(choices);
-  if (canAsk(opts)) {
-    const { askSetup } = await import("../render/setup-wizard.js");
-    const asked = await askSetup({ choices, request, probes: await service.harnesses() });
+  if (wizard && checking) {
+    const probes = await service.harnesses();
+    checking.done(probes);
+    const asked = await wizard.askSetup({ choices, request, probes });
     if (!asked) {
       ctx.writeErr("setup cancelled; nothing was changed\n");
       ctx.exitCode = 130;
@@ -95,8 +100,7 @@ export async function setup(ctx: CliContext, app: App, _args: [], opts: SetupOpt
     request = asked;
     const leftovers = service.pythonLeftovers();
     if (leftovers.length > 0) {
-      const { confirmPythonCleanup } = await import("../render/setup-wizard.js");
-      request = { ...request, removePythonLeftovers: await confirmPythonCleanup(service.describePythonLeftovers(leftovers)) };
+      request = { ...request, removePythonLeftovers: await wizard.confirmPythonCleanup(service.describePythonLeftovers(leftovers)) };
     }
   } else if (!opts.yes && !opts.json) {
     ctx.writeErr(
@@ -104,9 +108,11 @@ export async function setup(ctx: CliContext, app: App, _args: [], opts: SetupOpt
     );
   }
   const report = await service.setup(request);
-  const { renderSetup, setupJson } = await import("../render/setup.js");
-  if (opts.json) return ctx.json(setupJson(report));
-  renderSetup(ctx, report);
+  const [{ renderSetup, setupJson, scheduleErrors }, { reportScheduleFailures }] = await Promise.all([import("../render/setup.js"), import("../render/config.js")]);
+  if (opts.json) ctx.json(setupJson(report));
+  else renderSetup(ctx, report);
+  // Everything else is saved by now; a schedule that failed makes it exit 1, as `config set` does.
+  reportScheduleFailures(ctx, scheduleErrors(report), opts.json === true);
 }
 
 /** The Python CodeAlmanac's flags that mean nothing here: accepted, with one line saying so. */
