@@ -5,7 +5,7 @@
  */
 import { existsSync } from "node:fs";
 import { AUTOMATION_TASKS, type ScheduleStatus } from "../automation/model.js";
-import type { Config } from "../config/config.js";
+import { configWarnings, type Config } from "../config/config.js";
 import { StorageError, oneLine } from "../core/errors.js";
 import { MIN_NODE_MAJOR } from "../core/version.js";
 import { isHarnessKind, PREFERRED_HARNESS } from "../harnesses/catalog.js";
@@ -165,6 +165,11 @@ function configCheck(deps: DoctorDeps, config: Settled<Config>): Check {
     return { key: "config", status: "fail", message: oneLine(config.error), fix: `fix ${deps.configPath}, or run \`ca setup\` to rewrite it` };
   }
   if (!existsSync(deps.configPath)) return { key: "config", status: "ok", message: "no config.toml; defaults apply" };
+  // Valid key by key but odd together (what `config set` warns about too).
+  const odd = configWarnings(config.value);
+  if (odd.length > 0) {
+    return { key: "config", status: "warn", message: `${deps.configPath} is valid, but ${odd.join("; ")}`, fix: "change one of the keys it names with `codealmanac config set`" };
+  }
   return { key: "config", status: "ok", message: `${deps.configPath} is valid` };
 }
 

@@ -187,6 +187,19 @@ describe("doctor", () => {
     expect(checkOf(report.checks, "harness.codex").status).toBe("ok");
   });
 
+  test("settings valid one by one but odd together are a warning, as `config set` says", () => {
+    box = setupSandbox();
+    writeText(join(box.state, "config.toml"), '[runs]\ntimeout = "2h"\nidle_timeout = "1d"\n');
+    const { code, report } = doctor(LOGGED_IN);
+    expect(code).toBe(0);
+    expect(checkOf(report.checks, "config")).toEqual({
+      key: "config",
+      status: "warn",
+      message: `${join(box.state, "config.toml")} is valid, but runs.idle_timeout (24h) is longer than runs.timeout (2h), so it never fires: a silent agent is stopped by the run timeout first`,
+      fix: "change one of the keys it names with `codealmanac config set`",
+    });
+  });
+
   test("inside a wiki it reports the wiki and its health; errors fail, warnings do not", () => {
     box = setupSandbox();
     const root = writeWiki(join(box.dir, "app"), {

@@ -13,7 +13,7 @@ export const registerSetupCommands: RegisterCommands = (program, kit) => {
   kit.act(
     program
       .command("doctor")
-      .description("check the installation, the agent CLIs, the schedules and the current wiki (exit 1 when a check fails)")
+      .description("check the installation, the agent CLIs runs use, the MCP server registrations, the schedules and the current wiki (exit 1 when a check fails)")
       .addOption(kit.wiki())
       .addOption(kit.json()),
     doctor,
@@ -31,7 +31,7 @@ export const registerSetupCommands: RegisterCommands = (program, kit) => {
 function registerSetup(program: Command, kit: CommandKit): void {
   const setupCommand = program
     .command("setup")
-    .description("tell Claude Code and Codex about the wiki, save settings, sync sessions when they end and schedule sync and garden")
+    .description("tell Claude Code and Codex about the wiki, save settings, sync sessions when they end and schedule sync and garden (exit 1 when a schedule cannot be installed; the rest is saved)")
     .option("--yes", "use the defaults and the flags given; ask nothing")
     .addOption(new Option("--target <which>", "instruction files to install").choices(["all", "claude", "codex"]))
     .option("--skip-instructions", "leave the agents' instruction files alone")
