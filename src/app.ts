@@ -521,6 +521,7 @@ export class App {
           reposPath: this.paths.repos,
         };
       },
+      harnessesUsed: () => this.runs.listRuns({ limit: 20 }).flatMap((run) => (run.harness ? [run.harness.kind] : [])),
       selectRepository: (cwd, wiki) => this.repositories.select(cwd, wiki),
       wikiIssues: (repository) => this.index.open(repository).issues(),
       queue: async () => {

@@ -1,6 +1,12 @@
 import { oneLine } from "../core/errors.js";
 import type { Automation, AutomationTask, ReconcileResult, TaskSettings } from "../automation/model.js";
 
+/** What to do once a scheduler that failed works: the one way back, whichever command found it broken. */
+export const SCHEDULE_APPLY = "once the scheduler works, run `codealmanac config apply` to install the schedules";
+
+/** The one fix for a schedule that could not be updated, whichever command (config set, config apply, setup) saved the settings. */
+export const SCHEDULE_FIX = `config.toml is saved; ${SCHEDULE_APPLY}`;
+
 /** One task's schedule after config asked the scheduler to match it. */
 export interface ScheduleOutcome {
   task: AutomationTask;

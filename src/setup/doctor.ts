@@ -5,18 +5,20 @@
  */
 import { existsSync } from "node:fs";
 import { AUTOMATION_TASKS, type ScheduleStatus } from "../automation/model.js";
-import type { Config } from "../config/config.js";
+import { configWarnings, type Config } from "../config/config.js";
 import { StorageError, oneLine } from "../core/errors.js";
 import { MIN_NODE_MAJOR } from "../core/version.js";
-import { PREFERRED_HARNESS, type HarnessKind } from "../harnesses/catalog.js";
-import { formatDuration } from "../config/duration.js";
-import { harnessChecks } from "./harness-checks.js";
+import { isHarnessKind, PREFERRED_HARNESS } from "../harnesses/catalog.js";
+import type { ServerCommand } from "../mcp/install/model.js";
+import { harnessChecks, type JudgedAgents } from "./harness-checks.js";
 import type { HarnessProbe } from "./harness-probe.js";
 import { installedFiles } from "./instruction-files.js";
 import { HOOK_TARGETS, hookState, type HookTarget } from "./agent-hooks.js";
 import { INSTRUCTION_TARGETS, type Check, type DoctorReport } from "./model.js";
 import type { StateDatabaseReport } from "./state-database.js";
 import { describeLeftovers, type PythonLeftover } from "./python/leftovers.js";
+import { mcpCheck, type McpInspection } from "./mcp-checks.js";
+import { scheduleCheck, type ScheduleContext } from "./schedule-checks.js";
 
 export interface WikiDiagnosis {
   name: string;
@@ -37,6 +39,7 @@ export interface RegistryDiagnosis {
 
 export interface DoctorDeps {
   env: NodeJS.ProcessEnv;
+  platform: NodeJS.Platform;
   nodeVersion: string;
   databasePath: string;
   configPath: string;
@@ -45,6 +48,12 @@ export interface DoctorDeps {
   registry(): RegistryDiagnosis;
   config(): Promise<Config>;
   probeHarnesses(): Promise<HarnessProbe[]>;
+  /** The agents recent runs in the ledger used, newest first (repeats allowed). */
+  harnessesUsed(): string[];
+  /** Our MCP server's registration with each client, and what setup decided for it. */
+  mcpRegistrations(): Promise<Omit<McpInspection, "installed">[]>;
+  /** The server this installation registers (`ca mcp`). */
+  mcpServer: ServerCommand;
   schedules(): Promise<ScheduleStatus[]>;
   /** The wiki selected like other commands do; null when there is none. */
   wiki(): Promise<WikiDiagnosis | null>;
@@ -68,11 +77,13 @@ export async function runDoctor(deps: DoctorDeps): Promise<DoctorReport> {
   const config = await settle(deps.config());
   checks.push(configCheck(deps, config));
   const probes = await deps.probeHarnesses();
-  const configured = config.ok ? config.value.harnessDefault : null;
-  checks.push(...harnessChecks(probes, configured ?? detected(probes)));
+  const used = database.status === "fail" ? [] : attempt(() => deps.harnessesUsed(), []);
+  checks.push(...harnessChecks(probes, judgedAgents(config.ok ? config.value : null, used, probes)));
   checks.push(...INSTRUCTION_TARGETS.map((target) => guard(`instructions.${target}`, () => instructionsCheck(target, deps.env))));
+  checks.push(...(await mcpChecks(deps, probes)));
   checks.push(...HOOK_TARGETS.map((target) => guard(`hooks.${target}`, () => hookCheck(target, deps))));
-  checks.push(...(await scheduleChecks(deps)));
+  const scheduleContext = { config: config.ok ? config.value : null, configExists: existsSync(deps.configPath), platform: deps.platform, env: deps.env };
+  checks.push(...(await scheduleChecks(deps, scheduleContext)));
   checks.push(...guardAll("legacy.python", () => pythonChecks(deps)));
   checks.push(...(await wikiChecks(deps)));
   return { checks, ok: checks.every((c) => c.status !== "fail") };
@@ -154,14 +165,39 @@ function configCheck(deps: DoctorDeps, config: Settled<Config>): Check {
     return { key: "config", status: "fail", message: oneLine(config.error), fix: `fix ${deps.configPath}, or run \`ca setup\` to rewrite it` };
   }
   if (!existsSync(deps.configPath)) return { key: "config", status: "ok", message: "no config.toml; defaults apply" };
+  // Valid key by key but odd together (what `config set` warns about too).
+  const odd = configWarnings(config.value);
+  if (odd.length > 0) {
+    return { key: "config", status: "warn", message: `${deps.configPath} is valid, but ${odd.join("; ")}`, fix: "change one of the keys it names with `codealmanac config set`" };
+  }
   return { key: "config", status: "ok", message: `${deps.configPath} is valid` };
 }
 
-/** The harness runs use when nothing is configured: the only one installed, else the preferred one. */
-function detected(probes: HarnessProbe[]): HarnessKind | null {
+/**
+ * The agents whose problems fail doctor: `harness.default` when set; else the agents recent
+ * runs used; else the one a run would detect (the only one installed, else the preferred one).
+ */
+function judgedAgents(config: Config | null, used: string[], probes: HarnessProbe[]): JudgedAgents {
+  if (config?.harnessDefault) return { kinds: [config.harnessDefault], why: "harness.default" };
+  const recent = [...new Set(used.filter(isHarnessKind))];
+  if (recent.length > 0) return { kinds: recent, why: "recent runs used it" };
   const installed = probes.filter((p) => p.login !== null).map((p) => p.kind);
-  if (installed.length === 1) return installed[0]!;
-  return installed.length > 1 ? PREFERRED_HARNESS : null;
+  if (installed.length === 1) return { kinds: installed, why: "the only agent installed" };
+  if (installed.length > 1) return { kinds: [PREFERRED_HARNESS], why: "harness.default is unset and both are installed" };
+  return { kinds: [], why: "none is installed" };
+}
+
+async function mcpChecks(deps: DoctorDeps, probes: HarnessProbe[]): Promise<Check[]> {
+  let registrations: Omit<McpInspection, "installed">[];
+  try {
+    registrations = await deps.mcpRegistrations();
+  } catch (error) {
+    return [{ key: "mcp", status: "warn", message: `could not read the MCP server registrations: ${oneLine(error)}` }];
+  }
+  return registrations.map((registration) => {
+    const installed = probes.some((p) => p.kind === registration.client && p.login !== null);
+    return guard(`mcp.${registration.client}`, () => mcpCheck({ ...registration, installed }, deps.mcpServer, deps.env));
+  });
 }
 
 function instructionsCheck(target: (typeof INSTRUCTION_TARGETS)[number], env: NodeJS.ProcessEnv): Check {
@@ -186,7 +222,7 @@ function hookCheck(target: HookTarget, deps: DoctorDeps): Check {
   return { key, status: "ok", message: `SessionEnd hook installed in ${state.path}${trust}` };
 }
 
-async function scheduleChecks(deps: DoctorDeps): Promise<Check[]> {
+async function scheduleChecks(deps: DoctorDeps, context: ScheduleContext): Promise<Check[]> {
   let statuses: ScheduleStatus[];
   try {
     statuses = await deps.schedules();
@@ -198,24 +234,7 @@ async function scheduleChecks(deps: DoctorDeps): Promise<Check[]> {
       fix: "`ca automation status` shows details",
     }));
   }
-  return statuses.map(scheduleCheck);
-}
-
-function scheduleCheck(status: ScheduleStatus): Check {
-  const key = `schedule.${status.task}`;
-  const notes = status.notes.length > 0 ? ` (${status.notes.join("; ")})` : "";
-  if (!status.installed) {
-    return { key, status: "warn", message: `not scheduled${notes}`, fix: `ca setup schedules it; or run \`ca ${status.task}\` by hand` };
-  }
-  const every = status.intervalMs !== null ? `every ${formatDuration(status.intervalMs)}` : "interval unknown";
-  const where = `${status.scheduler ?? "scheduler"}${status.location ? `: ${status.location}` : ""}`;
-  if (!status.enabled) return { key, status: "warn", message: `installed but not active (${where})${notes}`, fix: "ca setup" };
-  const last = status.lastRun;
-  if (last && last.exitCode !== null && last.exitCode !== 0) {
-    const message = `${every} (${where}); the last run failed with exit ${last.exitCode}${notes}`;
-    return { key, status: "warn", message, fix: "`ca automation status` shows details" };
-  }
-  return { key, status: notes ? "warn" : "ok", message: `${every} (${where})${notes}` };
+  return statuses.map((status) => scheduleCheck(status, context));
 }
 
 async function wikiChecks(deps: DoctorDeps): Promise<Check[]> {
@@ -255,6 +274,14 @@ function guardAll(key: string, checks: () => Check[]): Check[] {
     return checks();
   } catch (error) {
     return [{ key, status: "fail", message: oneLine(error) }];
+  }
+}
+
+function attempt<T>(read: () => T, fallback: T): T {
+  try {
+    return read();
+  } catch {
+    return fallback;
   }
 }
 

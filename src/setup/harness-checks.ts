@@ -5,26 +5,44 @@
  */
 import { HARNESSES, type HarnessKind } from "../harnesses/catalog.js";
 import type { HarnessProbe } from "./harness-probe.js";
-import type { Check, CheckStatus } from "./model.js";
+import type { Check } from "./model.js";
 
-/** `harness.<kind>` and `login.<kind>` for each CLI; `preferred` is the one runs use by default. */
-export function harnessChecks(probes: HarnessProbe[], preferred: HarnessKind | null): Check[] {
+/**
+ * The agents doctor judges: the ones runs use. A problem with another installed agent is a
+ * warning, since it only matters to a run that asks for it with `--using`.
+ */
+export interface JudgedAgents {
+  kinds: HarnessKind[];
+  /** Why these: `harness.default`, recent runs, or what a run would detect. */
+  why: string;
+}
+
+/** `harness.<kind>` and `login.<kind>` for each CLI; a failure only for a judged agent, or when no agent is installed at all. */
+export function harnessChecks(probes: HarnessProbe[], judged: JudgedAgents): Check[] {
   const noneInstalled = probes.every((p) => p.login === null);
   return probes.flatMap((probe) => {
-    const binary = binaryCheck(probe, noneInstalled || probe.kind === preferred);
-    return probe.login === null ? [binary] : [binary, loginCheck(probe, probe.kind === preferred)];
+    const essential = noneInstalled || judged.kinds.includes(probe.kind);
+    const judge = (check: Check) => (essential ? check : demoted(check, probe.kind, judged));
+    const binary = judge(binaryCheck(probe));
+    return probe.login === null ? [binary] : [binary, judge(loginCheck(probe))];
   });
 }
 
-function binaryCheck(probe: HarnessProbe, essential: boolean): Check {
+/** A failure of an agent runs do not use becomes a warning saying which agent they use. */
+function demoted(check: Check, kind: HarnessKind, judged: JudgedAgents): Check {
+  if (check.status !== "fail") return check;
+  const runs = judged.kinds.length > 0 ? `runs use ${judged.kinds.join(" and ")} (${judged.why})` : "runs do not use it";
+  return { ...check, status: "warn", message: `${check.message}; ${runs}, so only \`--using ${kind}\` needs it` };
+}
+
+function binaryCheck(probe: HarnessProbe): Check {
   const { kind, readiness } = probe;
   const key = `harness.${kind}`;
   if (readiness.available) return { key, status: "ok", message: readiness.message };
-  const status: CheckStatus = probe.login !== null || essential ? "fail" : "warn";
-  return { key, status, message: readiness.message, fix: readiness.repair ?? HARNESSES[kind].install };
+  return { key, status: "fail", message: readiness.message, fix: readiness.repair ?? HARNESSES[kind].install };
 }
 
-function loginCheck(probe: HarnessProbe, essential: boolean): Check {
+function loginCheck(probe: HarnessProbe): Check {
   const key = `login.${probe.kind}`;
   const fix = HARNESSES[probe.kind].login;
   if (probe.login === "logged_in") return { key, status: "ok", message: `${probe.kind} is logged in` };
@@ -36,7 +54,7 @@ function loginCheck(probe: HarnessProbe, essential: boolean): Check {
   if (probe.login === "unknown") {
     return { key, status: "warn", message: `could not tell whether ${probe.kind} is logged in`, fix };
   }
-  return { key, status: essential ? "fail" : "warn", message: `${probe.kind} is not logged in`, fix };
+  return { key, status: "fail", message: `${probe.kind} is not logged in`, fix };
 }
 
 /** What `setup` warns about: no CLI at all, the chosen one missing, or nothing that could authenticate. */

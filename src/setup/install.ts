@@ -1,8 +1,9 @@
 /**
  * `setup`: instructions into the agents' global files, settings into config.toml, our MCP
  * server registered with the agents, and the sync and garden schedules. Missing or
- * logged-out agent CLIs, an MCP registration that fails and a scheduler that cannot be
- * used are warnings: the rest of setup is useful without them.
+ * logged-out agent CLIs and an MCP registration that fails are warnings: the rest of setup
+ * is useful without them. A schedule that cannot be installed is reported as failed, after
+ * everything else is saved, and the command then exits 1 as `config set` does.
  */
 import { AUTOMATION_TASKS, type Automation, type AutomationTask } from "../automation/model.js";
 import { oneLine } from "../core/errors.js";
@@ -10,7 +11,7 @@ import type { HarnessProbe } from "./harness-probe.js";
 import { readinessWarnings } from "./harness-checks.js";
 import { applyInstructions, planInstructions } from "./instruction-files.js";
 import type { McpClient, RegistrationReport } from "../mcp/install/model.js";
-import { registerMcpServers } from "./mcp-servers.js";
+import { recordMcpDecisions, registerMcpServers } from "./mcp-servers.js";
 import type { Check, ScheduleOutcome, SettingsStore, SetupReport, SetupRequest } from "./model.js";
 import { applyHook, planHook, type HookResult, type HookTarget } from "./agent-hooks.js";
 import { HARNESSES } from "../harnesses/catalog.js";
@@ -27,6 +28,8 @@ export interface InstallDeps {
   hookCommand: string;
   /** Where setup records what it created in the agents' hook files (see agent-hooks.ts). */
   hookRecord: string;
+  /** Where setup records which clients' MCP registrations were asked for or declined (see mcp-servers.ts). */
+  mcpRecord: string;
   pythonLeftovers: {
     find(): PythonLeftover[];
     remove(leftovers: PythonLeftover[]): Promise<LeftoverRemoval[]>;
@@ -41,12 +44,9 @@ export async function runSetup(request: SetupRequest, deps: InstallDeps): Promis
   await store.saveSettings(request.settings);
   const instructions = edits.map(applyInstructions);
   const mcp = await registerMcpServers(request.mcpClients, (client) => deps.registerMcp(client), warnings);
+  recordMcpDecisions(deps.mcpRecord, mcp, request.mcpDeclined);
   const hooks = installHooks(request.hooks, deps, warnings);
   const schedules = request.skipSchedules ? [] : await reconcileSchedules(request, deps);
-  for (const failed of schedules) {
-    if (failed.outcome !== "failed") continue;
-    warnings.push({ key: `schedule.${failed.task}`, status: "warn", message: failed.message, fix: failed.fix });
-  }
   const python = await cleanUpPython(request, deps, warnings);
   return { instructions, settings: request.settings, configPath: store.path, schedules, mcp, hooks, python, warnings };
 }
@@ -110,10 +110,5 @@ async function reconcileSchedules(request: SetupRequest, deps: InstallDeps): Pro
 }
 
 function scheduleFailure(task: AutomationTask, error: unknown): ScheduleOutcome {
-  return {
-    task,
-    outcome: "failed",
-    message: `could not schedule ${task}: ${oneLine(error)}`,
-    fix: `run \`ca ${task}\` by hand meanwhile; after fixing the scheduler, \`ca setup\` schedules it (or pass --skip-schedules)`,
-  };
+  return { task, outcome: "failed", error: oneLine(error) };
 }

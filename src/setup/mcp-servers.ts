@@ -3,10 +3,13 @@
  * --client <client>` would, and `uninstall` removes it again. Neither stops on a client
  * that fails: what could not be done becomes a warning with a fix.
  */
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { dirname } from "node:path";
 import { oneLine } from "../core/errors.js";
 import { resolveExecutable } from "../core/executables.js";
 import { HARNESSES } from "../harnesses/catalog.js";
 import { MCP_CLIENTS, SERVER_NAME, type McpClient, type RegistrationReport } from "../mcp/install/model.js";
+import { writeFileAtomic } from "../wiki/atomic-write.js";
 import type { Check, McpOutcome } from "./model.js";
 
 export interface McpRegistrationDeps {
@@ -15,6 +18,41 @@ export interface McpRegistrationDeps {
   mcpRegistration(client: McpClient): Promise<string | null>;
   /** Removes the server from a client's user scope (`ca mcp uninstall --client <client>`). */
   unregisterMcp(client: McpClient): Promise<RegistrationReport>;
+}
+
+/**
+ * What setup last decided for each client, kept in the state root so `doctor` can tell a
+ * registration the person asked for from one they declined (`--no-mcp`, or the agent
+ * unticked at the terminal). A client setup never decided for is absent.
+ */
+export type McpDecision = "registered" | "declined";
+export type McpRecord = Partial<Record<McpClient, McpDecision>>;
+
+export function readMcpRecord(path: string): McpRecord {
+  if (!existsSync(path)) return {};
+  try {
+    const data = JSON.parse(readFileSync(path, "utf8")) as unknown;
+    if (typeof data !== "object" || data === null || Array.isArray(data)) return {};
+    const record: McpRecord = {};
+    for (const client of MCP_CLIENTS) {
+      const value = (data as Record<string, unknown>)[client];
+      if (value === "registered" || value === "declined") record[client] = value;
+    }
+    return record;
+  } catch {
+    return {};
+  }
+}
+
+/** Records setup's decisions: the clients registered now, and those declined; the others keep theirs. */
+export function recordMcpDecisions(path: string, outcomes: McpOutcome[], declined: readonly McpClient[]): void {
+  const changes: McpRecord = {};
+  for (const outcome of outcomes) if (outcome.status !== "failed") changes[outcome.client] = "registered";
+  for (const client of declined) changes[client] = "declined";
+  if (Object.keys(changes).length === 0) return;
+  const record = { ...readMcpRecord(path), ...changes };
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileAtomic(path, `${JSON.stringify(record, null, 2)}\n`);
 }
 
 /** A registration uninstall will remove. */

@@ -74,6 +74,8 @@ export interface SetupRequest {
   skipSchedules: boolean;
   /** The clients to register the MCP server with (user scope); empty with --no-mcp. */
   mcpClients: McpClient[];
+  /** The clients the person said no to (`--no-mcp`, or unticked at the terminal): recorded so doctor does not ask for them. */
+  mcpDeclined: McpClient[];
   /** The agents to install the SessionEnd hook for; empty with --skip-hooks. */
   hooks: HookTarget[];
   /** Remove what the Python CodeAlmanac left installed (`--yes`, or yes to the question); else it is a warning. */
@@ -87,7 +89,8 @@ export type McpOutcome =
 
 export type ScheduleOutcome =
   | ({ outcome: "installed" | "removed" | "unchanged" } & ReconcileResult)
-  | { task: AutomationTask; outcome: "failed"; message: string; fix: string };
+  /** The scheduler could not be updated; config.toml is saved anyway (the failed-schedule contract: see cli/render/config.ts). */
+  | { task: AutomationTask; outcome: "failed"; error: string };
 
 export interface SetupReport {
   instructions: InstructionResult[];
@@ -101,7 +104,7 @@ export interface SetupReport {
   hooks: HookResult[];
   /** What the Python CodeAlmanac left installed, and whether each was removed; empty when nothing was left or it was kept. */
   python: LeftoverRemoval[];
-  /** Problems that did not stop setup (agents missing or logged out, an MCP registration or a scheduler that failed). */
+  /** Problems that did not stop setup (agents missing or logged out, an MCP registration that failed); failed schedules are in `schedules`. */
   warnings: Check[];
 }
 

@@ -6,7 +6,7 @@
 import { AUTOMATION_TASKS, type AutomationTask, type TaskSettings } from "../automation/model.js";
 import type { Config } from "../config/config.js";
 import type { HarnessKind } from "../harnesses/catalog.js";
-import type { McpClient } from "../mcp/install/model.js";
+import { MCP_CLIENTS, type McpClient } from "../mcp/install/model.js";
 import { INSTRUCTION_TARGETS, type InstructionTarget, type SetupRequest } from "./model.js";
 
 export type TargetChoice = "all" | InstructionTarget;
@@ -60,6 +60,8 @@ export function setupRequest(choices: SetupChoices, config: Config, installed: (
     },
     skipSchedules: choices.skipSchedules,
     mcpClients: choices.mcp ? targetsFor(choices.target).filter(installed) : [],
+    // `--target` only narrows this run; `--no-mcp` is a no to every client.
+    mcpDeclined: choices.mcp ? [] : [...MCP_CLIENTS],
     // The SessionEnd hook goes to the agents the person uses, as the MCP server does.
     hooks: choices.skipHooks ? [] : targetsFor(choices.target).filter(installed),
     removePythonLeftovers: choices.removePythonLeftovers,

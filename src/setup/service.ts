@@ -12,11 +12,12 @@ import type { Db } from "../core/sqlite.js";
 import { HARNESSES, type HarnessKind } from "../harnesses/catalog.js";
 import type { HarnessReadiness } from "../harnesses/types.js";
 import type { ValidationIssue } from "../index/views/validate.js";
-import type { McpClient, RegistrationAction, RegistrationReport } from "../mcp/install/model.js";
+import { MCP_CLIENTS, type McpClient, type RegistrationAction, type RegistrationReport, type ServerCommand } from "../mcp/install/model.js";
 import type { Repository } from "../repositories/model.js";
 import { runDoctor, type RegistryDiagnosis, type WikiDiagnosis } from "./doctor.js";
 import { hookCommand } from "./agent-hooks.js";
-import { realScript } from "../mcp/install/server-command.js";
+import { realScript, serverCommand } from "../mcp/install/server-command.js";
+import { readMcpRecord } from "./mcp-servers.js";
 import { join } from "node:path";
 import { probeHarnesses, type HarnessProbe } from "./harness-probe.js";
 import { runSetup } from "./install.js";
@@ -48,6 +49,8 @@ export interface SetupServiceDeps {
   stateDb(): Db;
   /** The registry against the state root's index folders (doctor's state.registry). */
   registry(): RegistryDiagnosis;
+  /** The agents the newest runs in the ledger used (doctor judges those when harness.default is unset). */
+  harnessesUsed(): string[];
   selectRepository(cwd: string, wiki?: string): Repository;
   wikiIssues(repository: Repository): Promise<ValidationIssue[]>;
   queue(): Promise<QueueShutdownDeps>;
@@ -81,6 +84,7 @@ export class SetupService {
       registerMcp: (client) => this.registerMcp(client),
       hookCommand: this.hookCommand(),
       hookRecord: this.hookRecord(),
+      mcpRecord: this.mcpRecord(),
       pythonLeftovers: {
         find: () => findPythonLeftovers(this.deps.env),
         remove: (leftovers) =>
@@ -98,15 +102,24 @@ export class SetupService {
     return join(this.deps.paths.root, "agent-hooks.json");
   }
 
+  private mcpRecord(): string {
+    return join(this.deps.paths.root, "mcp-servers.json");
+  }
+
+  /** The server this very CLI runs: what setup registers and doctor compares with. */
+  private mcpServer(): ServerCommand {
+    return serverCommand(process.execPath, process.argv[1] ?? "codealmanac");
+  }
+
   /** The server this very CLI runs, registered as `ca mcp install --client <client>` would. */
   private registerMcp(client: McpClient): Promise<RegistrationReport> {
     return this.changeMcp("install", client);
   }
 
   private async changeMcp(action: RegistrationAction, client: McpClient): Promise<RegistrationReport> {
-    const { registerServer, serverCommand } = await import("../mcp/install/service.js");
+    const { registerServer } = await import("../mcp/install/service.js");
     const { env, run } = this.deps;
-    const server = serverCommand(process.execPath, process.argv[1] ?? "codealmanac");
+    const server = this.mcpServer();
     return registerServer(action, { client, scope: "user", print: false }, { env, cwd: homeDir(env), run, server });
   }
 
@@ -116,10 +129,19 @@ export class SetupService {
     return registeredIn(client, "user", { env, cwd: homeDir(env) });
   }
 
+  /** Our entry with each client, read without changing anything, and what setup decided for it. */
+  private async mcpRegistrations() {
+    const { findRegistration } = await import("../mcp/install/service.js");
+    const { env } = this.deps;
+    const record = readMcpRecord(this.mcpRecord());
+    return MCP_CLIENTS.map((client) => ({ client, found: findRegistration(client, "user", { env, cwd: homeDir(env) }), decision: record[client] ?? null }));
+  }
+
   doctor(cwd: string, wiki?: string): Promise<DoctorReport> {
     const { deps } = this;
     return runDoctor({
       env: deps.env,
+      platform: process.platform,
       nodeVersion: deps.nodeVersion,
       databasePath: deps.paths.database,
       configPath: deps.paths.config,
@@ -128,6 +150,9 @@ export class SetupService {
       registry: () => deps.registry(),
       config: () => deps.config(),
       probeHarnesses: () => this.harnesses(),
+      harnessesUsed: () => deps.harnessesUsed(),
+      mcpRegistrations: () => this.mcpRegistrations(),
+      mcpServer: this.mcpServer(),
       schedules: async () => (await deps.automation()).status(),
       wiki: () => this.diagnoseWiki(cwd, wiki),
       hookCommand: this.hookCommand(),

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, test } from "vitest";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { page, writeWiki } from "../support/cli.js";
 import { checkOf, setupSandbox, writeText, type CheckJson, type SetupSandbox } from "../setup/support.js";
@@ -37,6 +38,8 @@ describe("doctor", () => {
       "login.codex",
       "instructions.claude",
       "instructions.codex",
+      "mcp.claude",
+      "mcp.codex",
       "hooks.claude",
       "hooks.codex",
       "schedule.sync",
@@ -54,6 +57,8 @@ describe("doctor", () => {
     expect(checkOf(report.checks, "schedule.sync").message).toBe("every 5h (cron: crontab)");
     expect(checkOf(report.checks, "schedule.garden").message).toBe("every 24h (cron: crontab)");
     expect(checkOf(report.checks, "instructions.claude").message).toBe(`installed in ${box.claudeMd}`);
+    expect(checkOf(report.checks, "mcp.claude").message).toBe(`registered in ${join(box.home, ".claude.json")}`);
+    expect(checkOf(report.checks, "mcp.codex").message).toBe(`registered in ${join(box.home, ".codex", "config.toml")}`);
     expect(checkOf(report.checks, "wiki").message).toBe("no wiki here (run doctor inside a repository with almanac/, or pass --wiki NAME)");
   });
 
@@ -84,7 +89,10 @@ describe("doctor", () => {
       message: "codex is not logged in",
       fix: "run `codex login` or set OPENAI_API_KEY",
     });
-    expect(checkOf(loggedOut.report.checks, "login.claude")).toMatchObject({ status: "warn", message: "claude is not logged in" });
+    expect(checkOf(loggedOut.report.checks, "login.claude")).toMatchObject({
+      status: "warn",
+      message: "claude is not logged in; runs use codex (harness.default is unset and both are installed), so only `--using claude` needs it",
+    });
 
     const withKey = doctor({ OPENAI_API_KEY: "sk-test" });
     expect(withKey.code).toBe(0);
@@ -101,6 +109,46 @@ describe("doctor", () => {
     expect(checkOf(configured.report.checks, "login.claude").status).toBe("fail");
     expect(checkOf(configured.report.checks, "login.codex").status).toBe("ok");
     expect(configured.code).toBe(1);
+  });
+
+  test("the agent the user chose is judged: Codex installed but logged out is a warning when harness.default is claude", () => {
+    box = setupSandbox();
+    writeText(join(box.state, "config.toml"), '[harness]\ndefault = "claude"\n');
+    const { code, report } = doctor({ FAKE_CLAUDE_LOGGED_IN: "1" });
+    expect(code).toBe(0);
+    expect(report.ok).toBe(true);
+    expect(checkOf(report.checks, "login.claude").status).toBe("ok");
+    expect(checkOf(report.checks, "login.codex")).toEqual({
+      key: "login.codex",
+      status: "warn",
+      message: "codex is not logged in; runs use claude (harness.default), so only `--using codex` needs it",
+      fix: "run `codex login` or set OPENAI_API_KEY",
+    });
+    // Too old to drive is a failure only for the chosen agent too.
+    const old = doctor({ FAKE_CLAUDE_LOGGED_IN: "1", FAKE_CODEX_VERSION: "0.40.0" });
+    expect(old.code).toBe(0);
+    expect(checkOf(old.report.checks, "harness.codex").status).toBe("warn");
+
+    const text = box.run(["doctor"], { env: { FAKE_CLAUDE_LOGGED_IN: "1" } });
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain("! login.codex          codex is not logged in; runs use claude (harness.default), so only `--using codex` needs it\n");
+  });
+
+  test("without harness.default, the agents the ledger's runs used are judged, not the one detection prefers", () => {
+    box = setupSandbox();
+    const root = writeWiki(join(box.dir, "app"), { "home.md": page({ title: "Home", topics: ["concepts"], body: "Home." }) });
+    const run = box.run(["garden", "--using", "claude", "--wait", "--json"], { cwd: root, env: { FAKE_CLAUDE_LOGGED_IN: "1" } });
+    expect(run.code).toBe(0);
+    // Both installed, nothing configured: detection would pick codex, but runs used claude.
+    const { code, report } = doctor({ FAKE_CLAUDE_LOGGED_IN: "1" });
+    expect(checkOf(report.checks, "login.codex")).toMatchObject({
+      status: "warn",
+      message: "codex is not logged in; runs use claude (recent runs used it), so only `--using codex` needs it",
+    });
+    expect(code).toBe(0);
+    const claudeOut = doctor({ FAKE_CODEX_LOGGED_IN: "1" });
+    expect(checkOf(claudeOut.report.checks, "login.claude").status).toBe("fail");
+    expect(claudeOut.code).toBe(1);
   });
 
   test("without any agent CLI on PATH both harness checks fail with the install lines, and no login is asked", () => {
@@ -139,6 +187,19 @@ describe("doctor", () => {
     expect(checkOf(report.checks, "harness.codex").status).toBe("ok");
   });
 
+  test("settings valid one by one but odd together are a warning, as `config set` says", () => {
+    box = setupSandbox();
+    writeText(join(box.state, "config.toml"), '[runs]\ntimeout = "2h"\nidle_timeout = "1d"\n');
+    const { code, report } = doctor(LOGGED_IN);
+    expect(code).toBe(0);
+    expect(checkOf(report.checks, "config")).toEqual({
+      key: "config",
+      status: "warn",
+      message: `${join(box.state, "config.toml")} is valid, but runs.idle_timeout (24h) is longer than runs.timeout (2h), so it never fires: a silent agent is stopped by the run timeout first`,
+      fix: "change one of the keys it names with `codealmanac config set`",
+    });
+  });
+
   test("inside a wiki it reports the wiki and its health; errors fail, warnings do not", () => {
     box = setupSandbox();
     const root = writeWiki(join(box.dir, "app"), {
@@ -175,6 +236,163 @@ describe("doctor", () => {
     expect(lines[login + 1]).toBe("                       fix: run `codex login` or set OPENAI_API_KEY");
     expect(lines.some((l) => l.startsWith("! instructions.claude  claude is not told about the wiki"))).toBe(true);
     expect(lines.some((l) => l.startsWith(`! hooks.claude         no SessionEnd hook in ${join(box.home, ".claude", "settings.json")}`))).toBe(true);
-    expect(result.stdout.endsWith("\n1 check failed, 6 warnings\n")).toBe(true);
+    expect(result.stdout.endsWith("\n1 check failed, 8 warnings\n")).toBe(true);
+  });
+});
+
+describe("doctor: the MCP server registrations setup makes", () => {
+  const claudeJson = () => join(box.home, ".claude.json");
+  const codexToml = () => join(box.home, ".codex", "config.toml");
+  const setupOnly = (...flags: string[]) => expect(box.run(["setup", "--yes", "--skip-schedules", ...flags]).code).toBe(0);
+
+  /** Points our entry in ~/.claude.json at another command, as a Node upgrade or a moved package leaves it. */
+  function rewriteClaudeEntry(entry: unknown): void {
+    const config = JSON.parse(readFileSync(claudeJson(), "utf8")) as { mcpServers: Record<string, unknown> };
+    config.mcpServers.codealmanac = entry;
+    writeText(claudeJson(), JSON.stringify(config, null, 2));
+  }
+
+  test("missing before setup is a warning with the fix; after setup both are registered", () => {
+    box = setupSandbox();
+    const before = doctor(LOGGED_IN);
+    expect(before.code).toBe(0);
+    expect(checkOf(before.report.checks, "mcp.claude")).toEqual({
+      key: "mcp.claude",
+      status: "warn",
+      message: "the codealmanac MCP server is not registered with Claude Code: its sessions cannot call the wiki's tools",
+      fix: "`ca mcp install --client claude` registers it (as `ca setup --target claude` does)",
+    });
+    setupOnly();
+    const after = doctor(LOGGED_IN);
+    expect(checkOf(after.report.checks, "mcp.claude")).toEqual({ key: "mcp.claude", status: "ok", message: `registered in ${claudeJson()}` });
+    expect(checkOf(after.report.checks, "mcp.codex")).toEqual({ key: "mcp.codex", status: "ok", message: `registered in ${codexToml()}` });
+  });
+
+  test("a registration whose node no longer exists fails, with a fix that repairs it", () => {
+    box = setupSandbox();
+    setupOnly();
+    const gone = join(box.dir, "old-node", "bin", "node");
+    const registered = JSON.parse(readFileSync(claudeJson(), "utf8")) as { mcpServers: { codealmanac: { args: string[] } } };
+    rewriteClaudeEntry({ type: "stdio", command: gone, args: registered.mcpServers.codealmanac.args, env: {} });
+    const broken = doctor(LOGGED_IN);
+    expect(broken.code).toBe(1);
+    expect(checkOf(broken.report.checks, "mcp.claude")).toEqual({
+      key: "mcp.claude",
+      status: "fail",
+      message: `the codealmanac MCP server in ${claudeJson()} is broken: it starts ${gone}, which no longer exists`,
+      fix: "`ca mcp install --client claude` registers this installation's server",
+    });
+    const text = box.run(["doctor"], { env: LOGGED_IN });
+    expect(text.stdout).toContain(`✗ mcp.claude           the codealmanac MCP server in ${claudeJson()} is broken: it starts ${gone}, which no longer exists\n`);
+    expect(text.stdout).toContain("                       fix: `ca mcp install --client claude` registers this installation's server\n");
+
+    expect(box.run(["mcp", "install", "--client", "claude"]).code).toBe(0);
+    expect(checkOf(doctor(LOGGED_IN).report.checks, "mcp.claude").status).toBe("ok");
+  });
+
+  test("Codex: a script that is gone fails; a file that no longer parses says to fix it by hand first", () => {
+    box = setupSandbox();
+    setupOnly();
+    const gone = join(box.dir, "moved", "dist", "bin.js");
+    writeText(codexToml(), `[mcp_servers.codealmanac]\ncommand = ${JSON.stringify(process.execPath)}\nargs = [${JSON.stringify(gone)}, "mcp"]\n`);
+    expect(checkOf(doctor(LOGGED_IN).report.checks, "mcp.codex")).toMatchObject({
+      status: "fail",
+      message: `the codealmanac MCP server in ${codexToml()} is broken: it starts ${gone}, which no longer exists`,
+    });
+    writeText(codexToml(), `[mcp_servers.codealmanac]\ncommand = = "node"\n`);
+    expect(checkOf(doctor(LOGGED_IN).report.checks, "mcp.codex")).toMatchObject({
+      status: "fail",
+      message: expect.stringMatching(new RegExp(`^the codealmanac MCP server in ${codexToml()} is broken: it is not valid TOML \\(`)),
+      fix: `fix ${codexToml()} by hand, then \`ca mcp install --client codex\``,
+    });
+  });
+
+  test("an entry the agent cannot start fails; another installation's server is a warning", () => {
+    box = setupSandbox();
+    setupOnly();
+    rewriteClaudeEntry({ type: "http", url: "http://127.0.0.1:9/mcp" });
+    expect(checkOf(doctor(LOGGED_IN).report.checks, "mcp.claude")).toEqual({
+      key: "mcp.claude",
+      status: "fail",
+      message: `the codealmanac MCP server in ${claudeJson()} is broken: its "codealmanac" entry is not a stdio command Claude Code can start`,
+      fix: "`ca mcp install --client claude` replaces it",
+    });
+    const other = join(box.dir, "other-install", "bin.js");
+    writeText(other, "");
+    rewriteClaudeEntry({ type: "stdio", command: process.execPath, args: [other, "mcp"], env: {} });
+    const report = doctor(LOGGED_IN);
+    expect(report.code).toBe(0);
+    expect(checkOf(report.report.checks, "mcp.claude")).toEqual({
+      key: "mcp.claude",
+      status: "warn",
+      message: `registered in ${claudeJson()}, but it starts another installation: ${process.execPath} ${other} mcp`,
+      fix: "`ca mcp install --client claude` points it at this one",
+    });
+  });
+
+  test("what setup was told not to register never fails doctor: --no-mcp is ok, and a broken leftover only warns", () => {
+    box = setupSandbox();
+    setupOnly("--no-mcp");
+    const declined = doctor(LOGGED_IN);
+    expect(declined.code).toBe(0);
+    expect(checkOf(declined.report.checks, "mcp.claude")).toEqual({
+      key: "mcp.claude",
+      status: "ok",
+      message: "not registered, as asked at setup (--no-mcp, or Claude Code unticked)",
+    });
+    expect(checkOf(declined.report.checks, "mcp.codex").status).toBe("ok");
+
+    // Registered once, broken since, and declined at the last setup: a warning, exit 0.
+    setupOnly();
+    writeText(codexToml(), `[mcp_servers.codealmanac]\ncommand = ${JSON.stringify(join(box.dir, "gone", "node"))}\nargs = []\n`);
+    expect(doctor(LOGGED_IN).code).toBe(1);
+    setupOnly("--no-mcp");
+    const leftover = doctor(LOGGED_IN);
+    expect(leftover.code).toBe(0);
+    expect(checkOf(leftover.report.checks, "mcp.codex")).toMatchObject({ status: "warn", fix: "`ca mcp install --client codex` registers this installation's server" });
+  });
+
+  test("an agent that is not installed needs no registration", () => {
+    box = setupSandbox({ withAgents: false });
+    const { report } = doctor();
+    expect(checkOf(report.checks, "mcp.claude")).toEqual({ key: "mcp.claude", status: "ok", message: "not registered; Claude Code is not installed" });
+  });
+});
+
+describe("doctor: schedules", () => {
+  test("after setup failed to schedule, the fix is `config apply`, never `ca setup`", () => {
+    box = setupSandbox();
+    // crontab is on PATH but cannot write: setup saves config.toml and fails to schedule.
+    box.env.FAKE_CRONTAB_FILE = join(box.dir, "missing-dir", "crontab");
+    expect(box.run(["setup", "--yes", "--no-mcp"]).code).toBe(1);
+    const { report } = doctor(LOGGED_IN);
+    for (const task of ["sync", "garden"]) {
+      const check = checkOf(report.checks, `schedule.${task}`);
+      expect(check).toEqual({
+        key: `schedule.${task}`,
+        status: "warn",
+        message: "not scheduled, though config.toml enables it",
+        fix: "`codealmanac config apply` installs it",
+      });
+    }
+  });
+
+  test("no scheduler at all: the fix says what is missing, then `config apply`", () => {
+    box = setupSandbox({ env: { CODEALMANAC_SCHEDULER: "none" } });
+    const { report } = doctor(LOGGED_IN);
+    expect(checkOf(report.checks, "schedule.sync")).toEqual({
+      key: "schedule.sync",
+      status: "warn",
+      message: "not scheduled: scheduled automation is turned off here (CODEALMANAC_SCHEDULER=none)",
+      fix: "unset CODEALMANAC_SCHEDULER (none turns scheduling off); once the scheduler works, run `codealmanac config apply` to install the schedules; meanwhile run `ca sync` by hand",
+    });
+  });
+
+  test("a task turned off in config.toml is ok, not a missing schedule", () => {
+    box = setupSandbox();
+    expect(box.run(["setup", "--yes", "--no-mcp", "--garden-off"]).code).toBe(0);
+    const { report } = doctor(LOGGED_IN);
+    expect(checkOf(report.checks, "schedule.garden")).toEqual({ key: "schedule.garden", status: "ok", message: "off (automation.garden.enabled = false in config.toml)" });
+    expect(checkOf(report.checks, "schedule.sync").status).toBe("ok");
   });
 });

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from "vitest";
-import { existsSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { managedBlock } from "../../src/setup/instruction-block.js";
 import { cronLines, readText, setupSandbox, type SetupSandbox } from "../setup/support.js";
@@ -37,6 +37,27 @@ describe.skipIf(!HAS_SCRIPT)("on a terminal", () => {
     const lines = cronLines(box);
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain("__scheduled sync --every 2h");
+  });
+
+  test("says what it is checking before the agent checks finish, and what they found before the first question", async () => {
+    box = setupSandbox({ env: { FAKE_CLAUDE_LOGGED_IN: "1" } });
+    // `claude auth status` answers only once the screen has said that setup is checking.
+    const release = join(box.dir, "auth-release");
+    const env = { ...box.env, FAKE_CLAUDE_AUTH_RELEASE_FILE: release };
+    const result = await onTerminal(["setup", "--skip-schedules"], env, [
+      { expect: "Checking Claude Code and Codex (installed, version, login)…", keys: "", then: () => writeFileSync(release, "") },
+      { expect: "Which agent should run ingest, garden and sync?", keys: "\x03" },
+    ]);
+    expect(result.code).toBe(130);
+    const title = result.output.indexOf("codealmanac setup");
+    const checking = result.output.indexOf("Checking Claude Code and Codex");
+    const found = result.output.indexOf("Claude Code: installed, logged in");
+    const question = result.output.indexOf("Which agent should run");
+    expect(title).toBeGreaterThanOrEqual(0);
+    expect(title).toBeLessThan(checking);
+    expect(checking).toBeLessThan(found);
+    expect(result.output.indexOf("Codex: installed, not logged in")).toBeGreaterThan(checking);
+    expect(found).toBeLessThan(question);
   });
 
   test("flags skip their questions", async () => {

@@ -12,7 +12,7 @@ const BLOCK = managedBlock();
 interface SetupJson {
   instructions: { target: string; path: string; status: string }[];
   config: { path: string; auto_commit: boolean; harness_default: string | null; automation: Record<string, { enabled: boolean; every: string }> };
-  schedules: { task: string; outcome: string; enabled?: boolean; every?: string; scheduler?: string; message?: string; fix?: string }[];
+  schedules: { task: string; outcome: string; enabled?: boolean; every?: string; scheduler?: string; error?: string }[];
   warnings: { key: string; status: string; message: string; fix?: string }[];
 }
 
@@ -196,29 +196,55 @@ describe("setup: settings and schedules", () => {
     expect(readText(box.crontab)).toBeNull();
   });
 
-  test("a scheduler that fails is a warning with a fix; instructions and settings are installed anyway", () => {
+  test("a scheduler that fails: everything else is saved and said, then one line per failed schedule, one fix, exit 1", () => {
     box = setupSandbox();
     // crontab is on PATH but cannot write: the cron adapter's write fails.
     box.env.FAKE_CRONTAB_FILE = join(box.dir, "missing-dir", "crontab");
-    const result = setup(["--json"]);
-    expect(result.code).toBe(0);
+    const env = { FAKE_CLAUDE_LOGGED_IN: "1" };
+    const human = setup(["--no-mcp", "--skip-hooks"], env);
+    expect(human.code).toBe(1);
+    expect(human.stdout).toBe(
+      `claude instructions: installed in ${box.claudeMd}\n` +
+        `codex instructions: installed in ${box.agentsMd}\n` +
+        `settings: agent detected per run, auto-commit on, sync every 5h, garden every 24h (${join(box.state, "config.toml")})\n`,
+    );
+    const lines = human.stderr.split("\n").filter((line) => line !== "");
+    expect(lines).toEqual([
+      expect.stringMatching(/^codealmanac: sync: schedule not updated: crontab - failed: /),
+      expect.stringMatching(/^codealmanac: garden: schedule not updated: crontab - failed: /),
+      "  fix: config.toml is saved; once the scheduler works, run `codealmanac config apply` to install the schedules",
+    ]);
+    expect(readText(box.claudeMd)).toBe(`${BLOCK}\n`);
+    expect(readText(join(box.state, "config.toml"))).toContain("[automation.sync]");
+
+    // --json: the report on stdout, the one error object on stderr, as `config set --json` does.
+    const result = setup(["--json"], env);
+    expect(result.code).toBe(1);
     const report = result.json<SetupJson>();
     expect(report.schedules.map((s) => [s.task, s.outcome])).toEqual([
       ["sync", "failed"],
       ["garden", "failed"],
     ]);
-    expect(report.schedules[0]!.message).toMatch(/^could not schedule sync: /);
-    expect(report.warnings.filter((w) => w.key.startsWith("schedule.")).map((w) => w.fix)).toEqual([
-      "run `ca sync` by hand meanwhile; after fixing the scheduler, `ca setup` schedules it (or pass --skip-schedules)",
-      "run `ca garden` by hand meanwhile; after fixing the scheduler, `ca setup` schedules it (or pass --skip-schedules)",
-    ]);
-    expect(readText(box.claudeMd)).toBe(`${BLOCK}\n`);
-    expect(readText(join(box.state, "config.toml"))).toContain("[automation.sync]");
+    expect(report.schedules[0]!.error).toMatch(/^crontab - failed: /);
+    expect(report.warnings.filter((w) => w.key.startsWith("schedule."))).toEqual([]);
+    const error = (JSON.parse(result.stderr) as { error: { code: string; message: string; fix: string } }).error;
+    expect(error).toEqual({
+      code: "execution_failed",
+      message: expect.stringMatching(/^sync: schedule not updated: .*; garden: schedule not updated: /),
+      fix: "config.toml is saved; once the scheduler works, run `codealmanac config apply` to install the schedules",
+    });
+  });
 
-    const human = setup([]);
-    expect(human.code).toBe(0);
-    expect(human.stderr).toContain("warning: could not schedule sync: ");
-    expect(human.stderr).toContain("  fix: run `ca sync` by hand meanwhile");
+  test("no scheduler here at all: the same lines and exit 1; --skip-schedules leaves the scheduler alone and exits 0", () => {
+    box = setupSandbox({ env: { CODEALMANAC_SCHEDULER: "none" } });
+    const result = setup(["--no-mcp", "--skip-hooks", "--skip-instructions"], { FAKE_CLAUDE_LOGGED_IN: "1" });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      "codealmanac: sync: schedule not updated: scheduled automation is turned off here (CODEALMANAC_SCHEDULER=none)\n" +
+        "codealmanac: garden: schedule not updated: scheduled automation is turned off here (CODEALMANAC_SCHEDULER=none)\n" +
+        "  fix: config.toml is saved; once the scheduler works, run `codealmanac config apply` to install the schedules\n",
+    );
+    expect(setup(["--no-mcp", "--skip-hooks", "--skip-instructions", "--skip-schedules"]).code).toBe(0);
   });
 
   test("bad intervals: an invalid duration exits 1, --sync-every with --sync-off is a syntax error", () => {

@@ -9,6 +9,8 @@ export interface Exchange {
   expect: string;
   /** Keys to type once it shows: "\r" Enter, "\x1b[B" down, "y"/"n" for a confirmation. */
   keys: string;
+  /** Done once it shows, after the keys: such as releasing a fake held until the screen says something. */
+  then?: () => void;
 }
 
 export interface TerminalResult {
@@ -36,6 +38,7 @@ export function onTerminal(args: string[], env: NodeJS.ProcessEnv, exchanges: Ex
       if (at < 0) return;
       seen = at + exchanges[step]!.expect.length;
       child.stdin.write(exchanges[step]!.keys);
+      exchanges[step]!.then?.();
       step++;
     }
   };

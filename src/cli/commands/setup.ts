@@ -13,7 +13,7 @@ export const registerSetupCommands: RegisterCommands = (program, kit) => {
   kit.act(
     program
       .command("doctor")
-      .description("check the installation, the agent CLIs, the schedules and the current wiki (exit 1 when a check fails)")
+      .description("check the installation, the agent CLIs runs use, the MCP server registrations, the schedules and the current wiki (exit 1 when a check fails)")
       .addOption(kit.wiki())
       .addOption(kit.json()),
     doctor,
@@ -31,7 +31,7 @@ export const registerSetupCommands: RegisterCommands = (program, kit) => {
 function registerSetup(program: Command, kit: CommandKit): void {
   const setupCommand = program
     .command("setup")
-    .description("tell Claude Code and Codex about the wiki, save settings, sync sessions when they end and schedule sync and garden")
+    .description("tell Claude Code and Codex about the wiki, save settings, sync sessions when they end and schedule sync and garden (exit 1 when a schedule cannot be installed; the rest is saved)")
     .option("--yes", "use the defaults and the flags given; ask nothing")
     .addOption(new Option("--target <which>", "instruction files to install").choices(["all", "claude", "codex"]))
     .option("--skip-instructions", "leave the agents' instruction files alone")
@@ -82,11 +82,16 @@ function canAsk(opts: AskOptions): boolean {
 export async function setup(ctx: CliContext, app: App, _args: [], opts: SetupOptions): Promise<void> {
   noteIgnoredFlags(ctx, opts);
   const choices = setupChoices(opts);
+  const ask = canAsk(opts);
+  // At a terminal the checks below take seconds (each agent CLI is started): say so first.
+  const wizard = ask ? await import("../render/setup-wizard.js") : null;
+  const checking = await wizard?.startChecks();
   const service = await app.setup();
   let request = await service.request(choices);
-  if (canAsk(opts)) {
-    const { askSetup } = await import("../render/setup-wizard.js");
-    const asked = await askSetup({ choices, request, probes: await service.harnesses() });
+  if (wizard && checking) {
+    const probes = await service.harnesses();
+    checking.done(probes);
+    const asked = await wizard.askSetup({ choices, request, probes });
     if (!asked) {
       ctx.writeErr("setup cancelled; nothing was changed\n");
       ctx.exitCode = 130;
@@ -95,8 +100,7 @@ export async function setup(ctx: CliContext, app: App, _args: [], opts: SetupOpt
     request = asked;
     const leftovers = service.pythonLeftovers();
     if (leftovers.length > 0) {
-      const { confirmPythonCleanup } = await import("../render/setup-wizard.js");
-      request = { ...request, removePythonLeftovers: await confirmPythonCleanup(service.describePythonLeftovers(leftovers)) };
+      request = { ...request, removePythonLeftovers: await wizard.confirmPythonCleanup(service.describePythonLeftovers(leftovers)) };
     }
   } else if (!opts.yes && !opts.json) {
     ctx.writeErr(
@@ -104,9 +108,11 @@ export async function setup(ctx: CliContext, app: App, _args: [], opts: SetupOpt
     );
   }
   const report = await service.setup(request);
-  const { renderSetup, setupJson } = await import("../render/setup.js");
-  if (opts.json) return ctx.json(setupJson(report));
-  renderSetup(ctx, report);
+  const [{ renderSetup, setupJson, scheduleErrors }, { reportScheduleFailures }] = await Promise.all([import("../render/setup.js"), import("../render/config.js")]);
+  if (opts.json) ctx.json(setupJson(report));
+  else renderSetup(ctx, report);
+  // Everything else is saved by now; a schedule that failed makes it exit 1, as `config set` does.
+  reportScheduleFailures(ctx, scheduleErrors(report), opts.json === true);
 }
 
 /** The Python CodeAlmanac's flags that mean nothing here: accepted, with one line saying so. */

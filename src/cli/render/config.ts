@@ -1,7 +1,7 @@
 import type { SchedulerKind } from "../../automation/model.js";
 import { formatDuration, isoDuration } from "../../config/duration.js";
 import type { ApplyReport, ConfigChange, ConfigEntry } from "../../config/editor.js";
-import type { ScheduleOutcome } from "../../config/schedules.js";
+import { SCHEDULE_FIX, type ScheduleOutcome } from "../../config/schedules.js";
 import type { CliContext } from "../context.js";
 import { renderTable } from "./table.js";
 
@@ -90,9 +90,6 @@ export function scheduleLine(outcome: ScheduleOutcome): string {
   if (result.enabled) return `${result.task}: ${result.changed ? "installed" : "already installed"} (${where})`;
   return `${result.task}: ${result.changed ? "removed" : "off (no schedule installed)"}`;
 }
-
-/** The one fix for a schedule that could not be updated, whichever command saved the settings. */
-export const SCHEDULE_FIX = "config.toml is saved; once the scheduler works, run `codealmanac config apply` to install the schedules";
 
 /**
  * Schedules that failed after config.toml was saved, the same for `config set`, `config

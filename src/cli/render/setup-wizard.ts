@@ -23,11 +23,33 @@ export interface SetupQuestions {
 
 class Cancelled extends Error {}
 
+/** The agent checks under way; `done` says what they found. */
+export interface Checking {
+  done(probes: HarnessProbe[]): void;
+}
+
+/**
+ * The title, then a line saying what is being checked, before the agent CLIs are started
+ * (seconds, each one): the person sees at once that setup is working. On stderr, like
+ * every progress line, so stdout keeps the prompts and the report.
+ */
+export async function startChecks(): Promise<Checking> {
+  const p = await import("@clack/prompts");
+  const output = process.stderr;
+  p.intro("codealmanac setup");
+  p.log.step(`Checking ${HARNESS_KINDS.map((kind) => HARNESSES[kind].label).join(" and ")} (installed, version, login)…`, { output });
+  return {
+    done(probes) {
+      const found = HARNESS_KINDS.map((kind) => `${HARNESSES[kind].label}: ${agentHint(probes.find((probe) => probe.kind === kind))}`);
+      p.log.info(found.join("\n"), { output });
+    },
+  };
+}
+
 /** The request as the person answered it; null when they cancelled. */
 export async function askSetup(questions: SetupQuestions): Promise<SetupRequest | null> {
   const p = await import("@clack/prompts");
   const { choices, request, probes } = questions;
-  p.intro("codealmanac setup");
   try {
     const settings = { ...request.settings };
     if (choices.using === null) settings.harnessDefault = await askAgent(p, settings.harnessDefault, probes);
@@ -45,7 +67,9 @@ export async function askSetup(questions: SetupQuestions): Promise<SetupRequest 
         if (!given.off && given.everyMs === null) settings[task] = await askSchedule(p, task, settings[task]);
       }
     }
-    return { ...request, targets, settings, mcpClients, hooks };
+    const unticked = asked ? INSTRUCTION_TARGETS.filter((target) => !targets.includes(target)) : [];
+    const mcpDeclined = [...new Set([...request.mcpDeclined, ...unticked])];
+    return { ...request, targets, settings, mcpClients, mcpDeclined, hooks };
   } catch (error) {
     if (!(error instanceof Cancelled)) throw error;
     p.cancel("setup cancelled");

@@ -34,6 +34,11 @@ function scheduleJson(schedule: ScheduleOutcome) {
   return { task, outcome, enabled, every: formatDuration(intervalMs), every_ms: intervalMs, scheduler, location, changed };
 }
 
+/** Each schedule with its error (null when it was updated), for the failed-schedule contract (`reportScheduleFailures`). */
+export function scheduleErrors(report: SetupReport): { task: string; error: string | null }[] {
+  return report.schedules.map((schedule) => ({ task: schedule.task, error: schedule.outcome === "failed" ? schedule.error : null }));
+}
+
 export function renderSetup(ctx: CliContext, report: SetupReport): void {
   const s = ctx.out;
   const lines: string[] = [];
@@ -50,6 +55,7 @@ export function renderSetup(ctx: CliContext, report: SetupReport): void {
     const status = hook.status === "already installed" ? s.dim(hook.status) : s.green(hook.status);
     lines.push(`${hook.target} SessionEnd hook: ${status} in ${hook.path}${hook.target === "codex" ? s.dim(" (Codex runs it once you trust it: /hooks in Codex)") : ""}`);
   }
+  // A failed one is told after the warnings, with the one fix `config set` prints too.
   for (const schedule of report.schedules) {
     if (schedule.outcome !== "failed") lines.push(`${schedule.task} schedule: ${scheduleLine(schedule)}`);
   }

@@ -63,9 +63,12 @@ export const claudeRegistrar: ClientRegistrar = {
     return report(request, server, "uninstall", target, { status: "removed", commands: commands.map(withClaude), text: null, note: null, deletedFile });
   },
 
-  registeredIn(scope, deps) {
+  registration(scope, deps) {
     const { configPath } = claudeTarget(scope, deps);
-    return readServers(configPath)?.[SERVER_NAME] === undefined ? null : configPath;
+    const entry = readServers(configPath)?.[SERVER_NAME];
+    if (entry === undefined) return null;
+    const server = registeredServer(entry);
+    return { configPath, server, problem: server ? null : { in: "entry", message: `its "${SERVER_NAME}" entry is not a stdio command Claude Code can start` } };
   },
 };
 

@@ -62,7 +62,7 @@ export const codexRegistrar: ClientRegistrar = {
     return report(request, server, "uninstall", file.path, { status: "removed", text: serverTableText(file.text, SERVER_NAME), deletedFile });
   },
 
-  registeredIn(scope, deps) {
+  registration(scope, deps) {
     if (scope === "project") return null;
     const path = codexConfigPath(deps.env);
     let text: string | null;
@@ -74,8 +74,12 @@ export const codexRegistrar: ClientRegistrar = {
     if (text === null) return null;
     const view = viewCodexMcpServer(text, SERVER_NAME);
     // A file that no longer parses may still hold our table: uninstall then says why it cannot remove it.
-    const registered = view.valid ? view.entry !== undefined : serverTableText(text, SERVER_NAME) !== null;
-    return registered ? path : null;
+    if (!view.valid) {
+      return serverTableText(text, SERVER_NAME) === null ? null : { configPath: path, server: null, problem: { in: "file", message: `it is not valid TOML (${view.problem})` } };
+    }
+    if (view.entry === undefined) return null;
+    const server = registeredServer(view.entry);
+    return { configPath: path, server, problem: server ? null : { in: "entry", message: `its [mcp_servers.${SERVER_NAME}] table has no command Codex can start` } };
   },
 };
 

@@ -62,6 +62,15 @@ export interface RegistrarDeps {
 export interface ClientRegistrar {
   install(request: RegistrationRequest, deps: RegistrarDeps): Promise<RegistrationReport>;
   uninstall(request: RegistrationRequest, deps: RegistrarDeps): Promise<RegistrationReport>;
-  /** The file that registers our server in this scope, read without changing anything; null when none does. */
-  registeredIn(scope: McpScope, deps: Pick<RegistrarDeps, "env" | "cwd">): string | null;
+  /** The registration of our server in this scope, read without changing anything; null when none exists. */
+  registration(scope: McpScope, deps: Pick<RegistrarDeps, "env" | "cwd">): FoundRegistration | null;
+}
+
+/** Our server's entry in a client's file, as `doctor` and `uninstall` see it. */
+export interface FoundRegistration {
+  configPath: string;
+  /** The command the client starts; null when the entry is not one it could start. */
+  server: ServerCommand | null;
+  /** Why `server` is null: the entry's form (a new registration replaces it), or the whole file, which must be fixed by hand first. */
+  problem: { in: "entry" | "file"; message: string } | null;
 }

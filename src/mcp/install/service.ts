@@ -6,6 +6,7 @@ import { claudeRegistrar } from "./claude.js";
 import { codexRegistrar } from "./codex.js";
 import type {
   ClientRegistrar,
+  FoundRegistration,
   McpClient,
   McpScope,
   RegistrarDeps,
@@ -22,7 +23,12 @@ export function registerServer(action: RegistrationAction, request: Registration
 
 /** The file that registers our server with `client` in `scope`, or null: nothing is run or changed. */
 export function registeredIn(client: McpClient, scope: McpScope, deps: Pick<RegistrarDeps, "env" | "cwd">): string | null {
-  return REGISTRARS[client].registeredIn(scope, deps);
+  return REGISTRARS[client].registration(scope, deps)?.configPath ?? null;
+}
+
+/** Our server's entry with `client` in `scope` and the command it starts, or null: nothing is run or changed. */
+export function findRegistration(client: McpClient, scope: McpScope, deps: Pick<RegistrarDeps, "env" | "cwd">): FoundRegistration | null {
+  return REGISTRARS[client].registration(scope, deps);
 }
 
 export { serverCommand } from "./server-command.js";
