@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { spawnSync } from "node:child_process";
-import { createHash } from "node:crypto";
 import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import Database from "better-sqlite3";
 import { ROOT, page, sandbox, type Sandbox } from "../support/cli.js";
+import { indexContents } from "../support/index-contents.js";
 
 /**
  * Big rebuilds parse on worker threads (src/index/parse-pool.ts) while the main thread
@@ -58,47 +57,6 @@ function build(name: string, workers: string): { file: string; trace: string } {
   return { file: join(state, "repos", repo, "index.db"), trace: result.stderr };
 }
 
-/** Times of the refresh itself, which differ between any two builds. */
-const CLOCK_COLUMNS = new Set(["checked_at"]);
-
-/** Every table's rows, sorted; the search table as its full term instance list (term, row, column, offset), hashed. */
-function contents(file: string): { tables: Record<string, unknown[]>; searchTerms: { count: number; sha256: string } } {
-  const db = new Database(file);
-  try {
-    const names = db
-      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'sections_fts%' ORDER BY name")
-      .pluck()
-      .all() as string[];
-    const tables: Record<string, unknown[]> = {};
-    for (const name of names) {
-      const rows = (db.prepare(`SELECT * FROM "${name}"`).all() as Record<string, unknown>[]).map((row) => {
-        for (const column of CLOCK_COLUMNS) delete row[column];
-        // The snapshot and topics stamp carry the time of the refresh that wrote them; the
-        // registration, when the wiki was registered and in which state database (each build has its own).
-        if (name === "meta" && typeof row.value === "string") {
-          row.value = row.value.replace(/"(checkedAt|registeredAt)":\d+(\.\d+)?/g, '"$1":0').replace(/"ledgerId":"[0-9a-f]+"/, '"ledgerId":""');
-        }
-        return JSON.stringify(row);
-      });
-      tables[name] = rows.sort();
-    }
-    // Contentless FTS5 keeps no text to compare; its vocabulary, instance by instance, is the index itself.
-    db.exec("CREATE VIRTUAL TABLE temp.terms USING fts5vocab(main, sections_fts, 'instance')");
-    const hash = createHash("sha256");
-    let count = 0;
-    for (const row of db.prepare("SELECT term, doc, col, offset FROM temp.terms ORDER BY term, doc, col, offset").raw().iterate()) {
-      hash.update(`${JSON.stringify(row)}\n`);
-      count++;
-    }
-    tables.sections_fts_docsize = (db.prepare("SELECT id, sz FROM sections_fts_docsize").raw().all() as [number, Buffer][])
-      .map(([id, sz]) => `${id}:${sz.toString("hex")}`)
-      .sort();
-    return { tables, searchTerms: { count, sha256: hash.digest("hex") } };
-  } finally {
-    db.close();
-  }
-}
-
 describe("parsing on worker threads", () => {
   test(`gives the same index as parsing on one thread (${PAGES} pages)`, () => {
     const threaded = build("threaded", "2");
@@ -107,8 +65,8 @@ describe("parsing on worker threads", () => {
     expect(threaded.trace).toContain("refresh: parsing on 2 worker threads");
     expect(inline.trace).toContain("refresh: parsing inline");
 
-    const a = contents(threaded.file);
-    const b = contents(inline.file);
+    const a = indexContents(threaded.file);
+    const b = indexContents(inline.file);
     expect(a.tables.pages!.length).toBeGreaterThanOrEqual(PAGES);
     expect(a.tables.sections!.length).toBeGreaterThan(PAGES);
     expect(a.searchTerms.count).toBeGreaterThan(100_000);
