@@ -134,26 +134,33 @@ function decodeStats(encoded: string): Float64Array | null {
  */
 function filesOf(almanacPath: string, listings: Record<string, FolderListing>, stats: Float64Array): Map<string, ScannedFile> {
   const files = new Map<string, ScannedFile>();
+  replayFiles(listings, (slot, relDir, name) => {
+    const size = stats[slot * 2]!;
+    if (Number.isNaN(size)) return;
+    const rel = relDir === "" ? name : `${relDir}/${name}`;
+    files.set(rel, { relPath: rel, absPath: `${almanacPath}/${rel}`, size, mtimeMs: stats[slot * 2 + 1]!, slug: slugOfScanned(rel) });
+  });
+  return files;
+}
+
+/**
+ * Visits every page file entry of the listings in the walk's order, with its slot (the
+ * index of its size and mtime pair in the scan's stats); folders are entered where the walk
+ * entered them. Only folder paths are built here, so a caller that wants a few files builds
+ * only their paths.
+ */
+function replayFiles(listings: Record<string, FolderListing>, onFile: (slot: number, relDir: string, name: string) => void): void {
   let slot = 0;
   const replay = (relDir: string): void => {
     const listing = listings[relDir];
     if (!listing || listing.entries === "") return;
     for (const entry of listing.entries.split("/")) {
-      const name = entry.slice(1);
-      const rel = relDir === "" ? name : `${relDir}/${name}`;
       const kind = entry.charCodeAt(0);
-      if (kind === D || kind === LINKED_D) {
-        replay(rel);
-        continue;
-      }
-      const size = stats[slot]!;
-      const mtimeMs = stats[slot + 1]!;
-      slot += 2;
-      if (!Number.isNaN(size)) files.set(rel, { relPath: rel, absPath: `${almanacPath}/${rel}`, size, mtimeMs, slug: slugOfScanned(rel) });
+      if (kind === D || kind === LINKED_D) replay(relDir === "" ? entry.slice(1) : `${relDir}/${entry.slice(1)}`);
+      else onFile(slot++, relDir, entry.slice(1));
     }
   };
   replay("");
-  return files;
 }
 
 /**
@@ -310,21 +317,9 @@ const MAX_LISTED_CHANGES = 2_000;
 export function pathsOfSlots(listings: Record<string, FolderListing>, slots: readonly number[]): Map<number, string> {
   const wanted = new Set(slots);
   const out = new Map<number, string>();
-  let slot = 0;
-  const replay = (relDir: string): void => {
-    const listing = listings[relDir];
-    if (!listing || listing.entries === "" || out.size === wanted.size) return;
-    for (const entry of listing.entries.split("/")) {
-      const kind = entry.charCodeAt(0);
-      if (kind === D || kind === LINKED_D) {
-        replay(relDir === "" ? entry.slice(1) : `${relDir}/${entry.slice(1)}`);
-        continue;
-      }
-      if (wanted.has(slot)) out.set(slot, relDir === "" ? entry.slice(1) : `${relDir}/${entry.slice(1)}`);
-      slot++;
-    }
-  };
-  replay("");
+  replayFiles(listings, (slot, relDir, name) => {
+    if (wanted.has(slot)) out.set(slot, relDir === "" ? name : `${relDir}/${name}`);
+  });
   return out;
 }
 
