@@ -100,7 +100,6 @@ export class QueueWorker {
       if (ending !== "released") this.giveUp(owner);
       const why = ending ?? `failed: ${oneLine(failure)}`;
       log(`worker ${self.pid}: drain ended (${why}) after ${processed.length} run(s)`);
-      if (ending === "released") this.sweepEnvironments();
     }
   }
 
@@ -124,6 +123,8 @@ export class QueueWorker {
       await this.reap();
       const next = runs.takeNextQueued(now(), parseSpec);
       if (!next) {
+        // Swept while the lock is still held, so a queue seen idle has no ended run's secrets left.
+        this.sweepEnvironments();
         this.deps.hooks.run("beforeIdleRelease");
         const handoff = locks.releaseWorkerIfIdle(owner);
         if (handoff === "work_available") continue;

@@ -477,19 +477,24 @@ describe("how a drain ends", () => {
     expect(seams).toEqual(["workerAfterSpawn", "beforeIdleRelease", "workerAfterSpawn", "beforeIdleRelease"]);
   });
 
-  test("the idle handoff sweeps the environments that ended runs left behind", async () => {
+  test("the idle handoff sweeps the environments that ended runs left behind, before it gives up the lock", async () => {
     fresh();
     const crashed = enqueue(l);
     envs.environments.save(crashed, { SECRET: "x" });
     l.runs.finishRun(crashed, Date.now(), { status: "failed", error: "its producer died" });
     const waiting = enqueue(l);
     l.runs.requestCancellation(waiting, Date.now());
-    const { worker } = harness(finishes);
+    // Whoever sees the queue idle (the lock gone) must find no ended run's secrets left.
+    const atRelease: boolean[] = [];
+    const { worker } = harness(finishes, {
+      hooks: hooksCalling({ beforeIdleRelease: () => atRelease.push(existsSync(join(envs.dir, crashed, "environment.json"))) }),
+    });
     expect((await worker.drain()).ending).toBe("released");
+    expect(atRelease).toEqual([false]);
     expect(existsSync(join(envs.dir, crashed, "environment.json"))).toBe(false);
   });
 
-  test("a sweep that fails is logged after the lock is released", async () => {
+  test("a sweep that fails is logged, and the drain still ends with the idle handoff", async () => {
     fresh();
     class FailingSweep extends RunEnvironments {
       override sweep(): number {
@@ -500,8 +505,8 @@ describe("how a drain ends", () => {
     expect((await worker.drain()).ending).toBe("released");
     expect(l.locks.readWorkerLock()).toBeNull();
     expect(lines.slice(-2)).toEqual([
-      "worker 1000: drain ended (released) after 0 run(s)",
       "worker 1000: could not sweep run environments: EACCES: permission denied",
+      "worker 1000: drain ended (released) after 0 run(s)",
     ]);
   });
 });
