@@ -1,6 +1,7 @@
 import { appendFileSync, existsSync, mkdirSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
+import type { RegistrationAction, RegistrationReport, RegistrationRequest } from "./mcp/install/model.js";
 import { indexPath, statePaths, type StatePaths } from "./core/paths.js";
 import { trace } from "./core/trace.js";
 import { requireQueueSupport } from "./core/platform.js";
@@ -673,6 +674,22 @@ export class App {
       log: (line) => this.options.notice(line),
       changePollMs: 1_000,
     });
+  }
+
+  /**
+   * `ca mcp install|uninstall --client <client>`: registers (or removes) this CLI's server,
+   * and records a user-scope change as the person's choice, which doctor reads.
+   */
+  async changeMcpRegistration(action: RegistrationAction, request: RegistrationRequest, cwd: string): Promise<RegistrationReport> {
+    const [{ registerServer, serverCommand }, { recordHandRegistration, MCP_RECORD_FILE }, run] = await Promise.all([
+      import("./mcp/install/service.js"),
+      import("./setup/mcp-servers.js"),
+      this.commands(),
+    ]);
+    const server = serverCommand(process.execPath, this.options.binPath ?? process.argv[1] ?? "codealmanac");
+    const report = await registerServer(action, request, { env: this.options.env, cwd, run, server });
+    recordHandRegistration(join(this.paths.root, MCP_RECORD_FILE), report);
+    return report;
   }
 
   close(): void {

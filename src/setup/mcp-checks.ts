@@ -31,7 +31,7 @@ export function mcpCheck(inspection: McpInspection, ours: ServerCommand, env: No
   const label = HARNESSES[client].label;
   const install = `\`ca mcp install --client ${client}\``;
   if (!found) {
-    if (decision === "declined") return { key, status: "ok", message: `not registered, as asked at setup (--no-mcp, or ${label} unticked)` };
+    if (decision === "declined") return { key, status: "ok", message: `not registered, as asked (setup --no-mcp, ${label} unticked, or \`ca mcp uninstall\`)` };
     if (!inspection.installed) return { key, status: "ok", message: `not registered; ${label} is not installed` };
     return { key, status: "warn", message: `the ${SERVER_NAME} MCP server is not registered with ${label}: its sessions cannot call the wiki's tools`, fix: `${install} registers it (as \`ca setup --target ${client}\` does)` };
   }

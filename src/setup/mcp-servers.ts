@@ -26,6 +26,8 @@ export interface McpRegistrationDeps {
  * unticked at the terminal). A client setup never decided for is absent.
  */
 export type McpDecision = "registered" | "declined";
+/** The record's file name in the state root. */
+export const MCP_RECORD_FILE = "mcp-servers.json";
 export type McpRecord = Partial<Record<McpClient, McpDecision>>;
 
 export function readMcpRecord(path: string): McpRecord {
@@ -50,9 +52,24 @@ export function recordMcpDecisions(path: string, outcomes: McpOutcome[], decline
   for (const outcome of outcomes) if (outcome.status !== "failed") changes[outcome.client] = "registered";
   for (const client of declined) changes[client] = "declined";
   if (Object.keys(changes).length === 0) return;
-  const record = { ...readMcpRecord(path), ...changes };
+  writeMcpRecord(path, { ...readMcpRecord(path), ...changes });
+}
+
+function writeMcpRecord(path: string, record: McpRecord): void {
   mkdirSync(dirname(path), { recursive: true });
   writeFileAtomic(path, `${JSON.stringify(record, null, 2)}\n`);
+}
+
+/**
+ * A hand-run `ca mcp install|uninstall` in the user scope is the person's latest word, as
+ * setup's is: an install after `--no-mcp` is asked for (a broken one then fails doctor),
+ * and an uninstall is a decline. `--print` and the project scope change no record.
+ */
+export function recordHandRegistration(path: string, report: RegistrationReport): void {
+  if (report.dryRun || report.scope !== "user") return;
+  const decision: McpDecision = report.action === "install" ? "registered" : "declined";
+  if (readMcpRecord(path)[report.client] === decision) return;
+  writeMcpRecord(path, { ...readMcpRecord(path), [report.client]: decision });
 }
 
 /** A registration uninstall will remove. */

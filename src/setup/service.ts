@@ -17,7 +17,7 @@ import type { Repository } from "../repositories/model.js";
 import { runDoctor, type RegistryDiagnosis, type WikiDiagnosis } from "./doctor.js";
 import { hookCommand } from "./agent-hooks.js";
 import { realScript, serverCommand } from "../mcp/install/server-command.js";
-import { readMcpRecord } from "./mcp-servers.js";
+import { MCP_RECORD_FILE, readMcpRecord } from "./mcp-servers.js";
 import { join } from "node:path";
 import { probeHarnesses, type HarnessProbe } from "./harness-probe.js";
 import { runSetup } from "./install.js";
@@ -103,7 +103,7 @@ export class SetupService {
   }
 
   private mcpRecord(): string {
-    return join(this.deps.paths.root, "mcp-servers.json");
+    return join(this.deps.paths.root, MCP_RECORD_FILE);
   }
 
   /** The server this very CLI runs: what setup registers and doctor compares with. */

@@ -338,7 +338,7 @@ describe("doctor: the MCP server registrations setup makes", () => {
     expect(checkOf(declined.report.checks, "mcp.claude")).toEqual({
       key: "mcp.claude",
       status: "ok",
-      message: "not registered, as asked at setup (--no-mcp, or Claude Code unticked)",
+      message: "not registered, as asked (setup --no-mcp, Claude Code unticked, or `ca mcp uninstall`)",
     });
     expect(checkOf(declined.report.checks, "mcp.codex").status).toBe("ok");
 
@@ -350,6 +350,26 @@ describe("doctor: the MCP server registrations setup makes", () => {
     const leftover = doctor(LOGGED_IN);
     expect(leftover.code).toBe(0);
     expect(checkOf(leftover.report.checks, "mcp.codex")).toMatchObject({ status: "warn", fix: "`ca mcp install --client codex` registers this installation's server" });
+  });
+
+  test("a hand-run mcp install after --no-mcp is asked for again, and a hand-run uninstall is a decline", () => {
+    box = setupSandbox();
+    setupOnly("--no-mcp");
+    expect(box.run(["mcp", "install", "--client", "codex"]).code).toBe(0);
+    // Broken since: what the person asked for by hand fails doctor, as after setup.
+    writeText(codexToml(), `[mcp_servers.codealmanac]\ncommand = ${JSON.stringify(join(box.dir, "gone", "node"))}\nargs = []\n`);
+    const broken = doctor(LOGGED_IN);
+    expect(checkOf(broken.report.checks, "mcp.codex").status).toBe("fail");
+    expect(broken.code).toBe(1);
+    // --print changes nothing, the record included.
+    expect(box.run(["mcp", "uninstall", "--client", "codex", "--print"]).code).toBe(0);
+    expect(checkOf(doctor(LOGGED_IN).report.checks, "mcp.codex").status).toBe("fail");
+    expect(box.run(["mcp", "uninstall", "--client", "codex"]).code).toBe(0);
+    expect(checkOf(doctor(LOGGED_IN).report.checks, "mcp.codex")).toEqual({
+      key: "mcp.codex",
+      status: "ok",
+      message: "not registered, as asked (setup --no-mcp, Codex unticked, or `ca mcp uninstall`)",
+    });
   });
 
   test("an agent that is not installed needs no registration", () => {

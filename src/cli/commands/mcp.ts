@@ -60,13 +60,11 @@ interface RegistrationOptions extends JsonOption {
 }
 
 async function register(ctx: CliContext, app: App, action: RegistrationAction, opts: RegistrationOptions): Promise<void> {
-  const [{ registerServer, serverCommand, describeRegistration, registrationJson }, run] = await Promise.all([
-    import("../../mcp/install/service.js"),
-    app.commands(),
-  ]);
-  const server = serverCommand(process.execPath, app.options.binPath ?? process.argv[1] ?? "codealmanac");
   const request = { client: opts.client, scope: opts.scope, print: opts.print === true };
-  const report = await registerServer(action, request, { env: ctx.env, cwd: ctx.cwd, run, server });
+  const [report, { describeRegistration, registrationJson }] = await Promise.all([
+    app.changeMcpRegistration(action, request, ctx.cwd),
+    import("../../mcp/install/describe.js"),
+  ]);
   if (opts.json) return ctx.json(registrationJson(report));
   ctx.write(`${describeRegistration(report).join("\n")}\n`);
 }
