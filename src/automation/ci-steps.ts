@@ -17,9 +17,15 @@ export function ciNodeMajor(harness: HarnessKind | null): number {
   return Math.max(MIN_NODE_MAJOR, harness === null ? 0 : HARNESSES[harness].nodeMajor);
 }
 
-/** `npm install -g` of the CodeAlmanac that wrote the file, and the agent's CLI when one is needed. */
+/**
+ * `npm install -g` of the CodeAlmanac that wrote the file, and the agent's CLI when one is
+ * needed. Their install scripts (better-sqlite3's native module, the agent's own set-up)
+ * are approved by name: npm 11.16 and later ask for that, and a later npm skips the others.
+ */
 export function installCommand(harness: HarnessKind | null): string {
-  return ["npm install -g", `codealmanac@${VERSION}`, ...(harness === null ? [] : [harnessPackage(harness)])].join(" ");
+  const packages = harness === null ? [] : [harnessPackage(harness)];
+  const approved = ["better-sqlite3", ...packages].join(",");
+  return ["npm install -g", `--allow-scripts=${approved}`, `codealmanac@${VERSION}`, ...packages].join(" ");
 }
 
 /**

@@ -37,8 +37,12 @@ function normalized(text: string): string {
   return text.replace(/\s+/g, " ").trim().toLowerCase();
 }
 
-/** Every link target outside code, inline (`[text](target)`) or in a reference definition, rewritten where it names a page or a file. */
-function withToolLinks(body: string, page: BodyPage): string {
+/**
+ * Every link target outside code, inline (`[text](target)`) or in a reference definition,
+ * rewritten where it names a page or a file. Search excerpts take it too: they never cut
+ * a link, so each one in them is whole.
+ */
+export function withToolLinks(body: string, page: BodyPage): string {
   const { fences, spans } = markdownCode(body);
   const code = [...fences, ...spans];
   const inCode = (at: number) => code.some((c: Stretch) => c.start <= at && at < c.end);

@@ -37,7 +37,7 @@ describe("the GitHub Actions garden workflow", () => {
     expect(steps.map((s) => s.uses ?? s.run!.split("\n")[0])).toEqual([
       "actions/checkout@v4",
       "actions/setup-node@v4",
-      `npm install -g codealmanac@${VERSION} @openai/codex`,
+      `npm install -g --allow-scripts=better-sqlite3,@openai/codex codealmanac@${VERSION} @openai/codex`,
       'mkdir -p "$CODEALMANAC_HOME"',
       'if [ -z "$(git status --porcelain -- almanac)" ]; then',
     ]);
@@ -79,7 +79,7 @@ describe("the GitHub Actions garden workflow", () => {
     const steps = parsed(workflow.text).jobs.garden.steps;
     expect(workflow.secret).toBe("ANTHROPIC_API_KEY");
     expect(steps[1]!.with).toEqual({ "node-version": 22 });
-    expect(steps[2]!.run).toBe(`npm install -g codealmanac@${VERSION} @anthropic-ai/claude-code`);
+    expect(steps[2]!.run).toBe(`npm install -g --allow-scripts=better-sqlite3,@anthropic-ai/claude-code codealmanac@${VERSION} @anthropic-ai/claude-code`);
     expect(steps[3]!.env!.ANTHROPIC_API_KEY).toBe("${{ secrets.ANTHROPIC_API_KEY }}");
     expect(steps[3]!.run).toContain("ca garden --wait --json --using claude\n");
     expect(parsed(workflow.text).on.schedule).toEqual([{ cron: "17 */6 * * *" }]);
@@ -127,7 +127,7 @@ describe("the GitHub Actions drift check", () => {
     expect(steps.map((s) => s.uses ?? s.run!.split("\n")[0])).toEqual([
       "actions/checkout@v4",
       "actions/setup-node@v4",
-      `npm install -g codealmanac@${VERSION}`,
+      `npm install -g --allow-scripts=better-sqlite3 codealmanac@${VERSION}`,
       'ca drift --base "origin/$BASE_REF" --markdown | tee -a "$GITHUB_STEP_SUMMARY"',
     ]);
     expect(steps[0]!.with).toEqual({ "fetch-depth": 0 });

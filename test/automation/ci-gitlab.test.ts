@@ -39,7 +39,7 @@ describe("the GitLab CI garden job", () => {
     const claude = doc(gitlabGardenPipeline("claude").text)["codealmanac-garden"];
     expect([codex.image, claude.image]).toEqual(["node:20", "node:22"]);
     expect(codex.script.map((line) => line.split("\n")[0])).toEqual([
-      `npm install -g codealmanac@${VERSION} @openai/codex`,
+      `npm install -g --allow-scripts=better-sqlite3,@openai/codex codealmanac@${VERSION} @openai/codex`,
       'export CODEALMANAC_HOME="$(mktemp -d)"',
       'mkdir -p "$CODEALMANAC_HOME"',
       'if [ -z "$(git status --porcelain -- almanac)" ]; then',

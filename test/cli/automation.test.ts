@@ -117,7 +117,7 @@ describe("automation ci", () => {
     expect(workflow.on.schedule).toEqual([{ cron: "17 */12 * * *" }]);
     const steps = workflow.jobs.garden.steps;
     expect(steps.find((s) => s.uses === "actions/setup-node@v4")!.with).toEqual({ "node-version": 22 });
-    expect(steps.map((s) => s.run).filter(Boolean)[0]).toBe(`npm install -g codealmanac@${version} @anthropic-ai/claude-code`);
+    expect(steps.map((s) => s.run).filter(Boolean)[0]).toBe(`npm install -g --allow-scripts=better-sqlite3,@anthropic-ai/claude-code codealmanac@${version} @anthropic-ai/claude-code`);
     expect(steps.map((s) => s.run).filter(Boolean)[1]).toContain("ca garden --wait --json --using claude");
     expect(result.stderr).toBe(
       "codealmanac: save this as .github/workflows/codealmanac-garden.yml and add the repository secret ANTHROPIC_API_KEY (Settings → Secrets and variables → Actions)\n" +
@@ -129,8 +129,8 @@ describe("automation ci", () => {
     const box = schedulerBox();
     expect(box.run(["--version"]).stdout.trim()).toBe(`codealmanac ${version}`);
     const out = box.run(["automation", "ci", "--provider", "github", "--json"]).json<{ workflow: string; drift_check: { workflow: string } }>();
-    expect(out.workflow).toContain(`npm install -g codealmanac@${version} @openai/codex\n`);
-    expect(out.drift_check.workflow).toContain(`npm install -g codealmanac@${version}\n`);
+    expect(out.workflow).toContain(`npm install -g --allow-scripts=better-sqlite3,@openai/codex codealmanac@${version} @openai/codex\n`);
+    expect(out.drift_check.workflow).toContain(`npm install -g --allow-scripts=better-sqlite3 codealmanac@${version}\n`);
   });
 
   test("--json wraps the workflow text with where it goes and what to set up", () => {
@@ -149,7 +149,7 @@ describe("automation ci", () => {
     const job = (parse(result.stdout) as Record<string, { image?: string; rules?: unknown; script?: string[] }>)["codealmanac-garden"]!;
     expect(job.image).toBe("node:20");
     expect(job.rules).toEqual([{ if: '$CI_PIPELINE_SOURCE == "schedule"' }]);
-    expect(job.script![0]).toBe(`npm install -g codealmanac@${version} @openai/codex`);
+    expect(job.script![0]).toBe(`npm install -g --allow-scripts=better-sqlite3,@openai/codex codealmanac@${version} @openai/codex`);
     expect(result.stderr.split("\n")).toEqual([
       'codealmanac: save this as .gitlab-ci.yml, or add its "garden" stage and codealmanac-garden job to yours',
       "codealmanac: add the masked CI/CD variables OPENAI_API_KEY and CODEALMANAC_GITLAB_TOKEN (Settings → CI/CD → Variables); CODEALMANAC_GITLAB_TOKEN is a project access token with the Developer role and the api and write_repository scopes",

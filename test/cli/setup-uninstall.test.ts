@@ -191,7 +191,8 @@ describe("uninstall", () => {
     box.env.PATH = box.env.PATH!.split(":").filter((dir) => !existsSync(join(dir, "claude"))).join(":");
     const result = box.run(["uninstall", "--yes"]);
     expect(result.code).toBe(0);
-    expect(result.stdout).toBe(`deleted ${codexToml} (it held only the codealmanac MCP server)\n${PACKAGE_LINE}\n`);
+    // The state directory holds only what the hand-run installs recorded (mcp-servers.json).
+    expect(result.stdout).toBe(`deleted ${codexToml} (it held only the codealmanac MCP server)\ndeleted ${box.state}\n${PACKAGE_LINE}\n`);
     expect(result.stderr).toBe(
       `warning: kept the codealmanac MCP server in ${claudeJson}: claude is not on PATH to remove it\n` +
         `  fix: run \`claude mcp remove --scope user codealmanac\`, or delete "codealmanac" from "mcpServers" in ${claudeJson} by hand\n`,

@@ -92,7 +92,7 @@ describe("ca mcp tools", () => {
         updated_at: "2023-11-14T22:18:20Z",
         uri: "almanac://repo/architecture/run-queue",
         matched_heading: "Run queue › Shutdown",
-        excerpt: "The worker drains its run before it stops. See [index refresh](index-refresh.md).",
+        excerpt: "The worker drains its run before it stops. See [index refresh](architecture/index-refresh).",
         // Not a git repository: its unstamped file source cannot be judged (test/mcp/freshness.test.ts has git).
         freshness: { status: "unknown", reason: "unstamped, and there is no git history to check it against", verified_at: null },
       },
@@ -101,7 +101,7 @@ describe("ca mcp tools", () => {
       [
         'Pages matching "worker drains" in wiki repo: 1. Open one with read_page.',
         "1. architecture/run-queue — Run queue: How runs wait for a worker",
-        "   § Run queue › Shutdown: The worker drains its run before it stops. See [index refresh](index-refresh.md).",
+        "   § Run queue › Shutdown: The worker drains its run before it stops. See [index refresh](architecture/index-refresh).",
       ].join("\n"),
     );
   });

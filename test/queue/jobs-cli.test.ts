@@ -225,6 +225,10 @@ describe("jobs", () => {
     writeDb(box, (db) => db.prepare("UPDATE runs SET created_at = created_at - 4000 WHERE run_id = ?").run(older));
     const row = box.run(["jobs"]).stdout.split("\n").find((line) => line.startsWith(older!));
     expect(row).toMatch(/\scancelled\s+—\s/);
+    // A cancelled run ends attach as it ends --wait: exit 1.
+    const attached = await box.runAsync(["jobs", "attach", hex]);
+    expect(attached.stdout).toMatch(/^status: cancelled$/m);
+    expect(attached.code).toBe(1);
     expect(box.run(["jobs", "logs", "latest", "--json"]).code).toBe(0);
     releaseQueue(box);
     box.run(["jobs", "cancel", "latest"]);

@@ -6,7 +6,15 @@ import { renderHealth, renderValidation } from "../render/health.js";
 import { healthFindings, validationIssues } from "../../evidence/freshness.js";
 
 export const registerHealthCommands: RegisterCommands = (program, { act, json, wiki }) => {
-  act(program.command("health").description("report wiki findings (always exits 0)").addOption(json()).addOption(wiki()), health);
+  act(
+    program
+      .command("health")
+      .description("report wiki findings (always exits 0)")
+      .addOption(json())
+      .addOption(wiki())
+      .addHelpText("after", "\nOne section per finding, then stale pages and other-findings: whatever else `validate`\nreports (undeclared topics, invalid front matter, …), so health and validate agree.\n"),
+    health,
+  );
   act(
     program
       .command("validate")

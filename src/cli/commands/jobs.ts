@@ -24,7 +24,7 @@ export const registerJobsCommands: RegisterCommands = (program, kit) => {
     show,
   );
   act(job("logs", "print a job's log"), logs);
-  act(job("attach", "follow a job until it ends (Ctrl-C detaches)"), attach);
+  act(job("attach", "follow a job until it ends (Ctrl-C detaches); exits 0 when it is done, 1 when it failed or was cancelled, as `--wait` does"), attach);
   act(job("cancel", "stop a queued or running job"), cancel);
   act(job("retry", "queue a failed or cancelled job again"), retry);
   act(

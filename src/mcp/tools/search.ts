@@ -8,6 +8,7 @@ import { repositoryPath } from "../paths.js";
 import { readDrift, type PagesDrift } from "../../evidence/freshness.js";
 import { almanacRelative, FreshnessSchema, freshnessLine, pageLine, pageSummary, PageSummarySchema } from "../shapes.js";
 import type { OpenWiki } from "../wikis.js";
+import { withToolLinks } from "../page-body.js";
 import { count, countField, wikiArgument, wikiField } from "./common.js";
 import type { ToolContext } from "./context.js";
 import { defineTool } from "./tool.js";
@@ -133,7 +134,10 @@ function hitRow(wiki: OpenWiki, hit: SearchHit) {
 }
 
 function searchHit(wiki: OpenWiki, hit: SearchHit, drift: PagesDrift): z.output<typeof HitSchema> {
-  return { ...pageSummary(wiki.repository.name, hitRow(wiki, hit)), matched_heading: hit.matched_heading, excerpt: hit.excerpt, freshness: drift.freshness(hit.slug) };
+  const row = hitRow(wiki, hit);
+  // Links in the names the other tools take, as read_page gives them.
+  const excerpt = hit.excerpt === null ? null : withToolLinks(hit.excerpt, { slug: hit.slug, title: hit.title, path: row.path });
+  return { ...pageSummary(wiki.repository.name, row), matched_heading: hit.matched_heading, excerpt, freshness: drift.freshness(hit.slug) };
 }
 
 function shownOf(shown: number, total: number): string {
