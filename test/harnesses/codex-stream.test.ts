@@ -91,6 +91,14 @@ describe("codex exec --json stream", () => {
     expect(stuck.state.failure).toMatchObject({ code: "codex.provider_unreachable", fix: expect.stringMatching(/codex login/) });
   });
 
+  test("the notices the real Codex 0.171 prints with no provider to reach fail the run the same way", () => {
+    // Recorded from `codex exec --json` with its provider's base_url on a closed port: four such
+    // lines and nothing else in 90 s after thread.started and turn.started, until it was killed.
+    const real = line({ type: "error", message: "Reconnecting... waiting for network (Connection failed: error sending request)" });
+    const { state } = parse([line({ type: "thread.started", thread_id: "t-1" }), line({ type: "turn.started" }), real, real, real]);
+    expect(state.failure).toMatchObject({ code: "codex.provider_unreachable" });
+  });
+
   test("a non-fatal error notice stays a warning", () => {
     const { events, state } = parse([
       line({ type: "thread.started", thread_id: "t-1" }),
