@@ -1,7 +1,7 @@
 /**
  * The garden CI files, run end to end as each provider's runner would run them: every shell
  * step (GitHub) or script line (GitLab) of the generated YAML, in a clone of a bare remote,
- * with this build as `ca`/`codealmanac` in place of the npm install, the fake Codex as the
+ * with this build as `ca`/`codealmanac` in place of the npm install, the fake Codex (and, for one GitHub run, the fake Claude) as the
  * agent, the fake `gh` for GitHub and a stand-in for GitLab's merge-request API (the job
  * calls it with curl). What must come out: a branch pushed to the remote with the garden's
  * change, and the pull or merge request opened, or nothing when the garden changed nothing.
@@ -101,6 +101,7 @@ function runnerEnv(agentWrites: Record<string, string>): NodeJS.ProcessEnv {
     CODEALMANAC_SCHEDULER: "none",
     GIT_CONFIG_NOSYSTEM: "1",
     FAKE_CODEX_WRITE_FILES: JSON.stringify(agentWrites),
+    FAKE_CLAUDE_WRITE_FILES: JSON.stringify(agentWrites),
   };
 }
 
@@ -150,7 +151,7 @@ describe("the GitHub garden workflow, run", () => {
   }
 
   /** Every step but the actions and the npm install, each in a shell of its own, with `${{ … }}` filled in. */
-  async function runWorkflow(extraEnv: NodeJS.ProcessEnv = {}) {
+  async function runWorkflow(extraEnv: NodeJS.ProcessEnv = {}, harness: "codex" | "claude" = "codex") {
     const repo = project({ detached: false });
     const runnerTemp = join(box.dir, "runner-temp");
     mkdirSync(runnerTemp, { recursive: true });
@@ -158,6 +159,7 @@ describe("the GitHub garden workflow, run", () => {
     const expressions: Record<string, string> = {
       "runner.temp": runnerTemp,
       "secrets.OPENAI_API_KEY": "sk-test",
+      "secrets.ANTHROPIC_API_KEY": "sk-ant-test",
       "github.token": "ghs_jobtoken",
       "github.ref_name": "main",
     };
@@ -177,7 +179,7 @@ describe("the GitHub garden workflow, run", () => {
       FAKE_GH_LOG: ghLog,
       ...extraEnv,
     };
-    const doc = parse(githubGardenWorkflow("codex").text) as { jobs: { garden: { steps: Step[] } } };
+    const doc = parse(githubGardenWorkflow(harness).text) as { jobs: { garden: { steps: Step[] } } };
     const steps = doc.jobs.garden.steps.filter((step) => step.run !== undefined && !step.run.startsWith("npm install -g "));
     expect(steps.map((s) => s.name)).toEqual(["Garden the wiki", "Propose the changes as a pull request"]);
     const results: Shell[] = [];
@@ -212,6 +214,15 @@ describe("the GitHub garden workflow, run", () => {
     ]);
     expect(gh.map((call) => call.env.GH_TOKEN)).toEqual(["ghs_jobtoken", "ghs_jobtoken"]);
     expect(results[1]!.stdout).toContain("https://github.com/acme/widgets/pull/1");
+  });
+
+  test("with Claude as the agent, the same steps garden, push and open the pull request", async () => {
+    const { repo, results, gh } = await runWorkflow({}, "claude");
+    expect(results.map((r) => r.code), results.map((r) => r.stderr).join("\n")).toEqual([0, 0]);
+    expect(results[0]!.stdout).toContain('"status": "done"');
+    expect((JSON.parse(results[0]!.stdout) as { harness_transcript: { kind: string } }).harness_transcript.kind).toBe("claude");
+    expect(pushedBranch(repo.origin)).toMatchObject({ parent: repo.main, files: ["almanac/arch/queue.md"], page: true, stamp: repo.main });
+    expect(gh.map((call) => call.argv.slice(0, 2))).toEqual([["pr", "list"], ["pr", "create"]]);
   });
 
   test("with a garden pull request already open, the push updates it and no second one is opened", async () => {
