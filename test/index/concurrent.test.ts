@@ -16,7 +16,7 @@ afterEach(() => box?.cleanup());
 function refreshOutcome(stderr: string): string {
   expect(stderr).toMatch(/^codealmanac trace:\n(?: +[\d.]+ ms {2}.*\n)+$/);
   if (stderr.includes(" refresh: fresh\n")) return "fresh";
-  const stale = / refresh: (\d+) changed of (\d+) files\n/.exec(stderr);
+  const stale = / refresh: (\d+) changed of (\d+) files(?: \(listed by the scan\))?\n/.exec(stderr);
   if (!stale) return "no refresh";
   return `${stale[2] === "0" ? "built" : "checked"} ${stale[1]} of ${stale[2]}`;
 }

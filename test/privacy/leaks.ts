@@ -3,7 +3,15 @@ import { join } from "node:path";
 
 /** Every file under `dir`, recursively, except the V8 compile cache (our own code, written by processes still exiting). */
 function filesUnder(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+  let entries;
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch (error) {
+    // A folder removed while we walk (a run's scratch space) held nothing to find.
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw error;
+  }
+  return entries.flatMap((entry) => {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) return entry.name === "compile" ? [] : filesUnder(path);
     return entry.isFile() ? [path] : [];

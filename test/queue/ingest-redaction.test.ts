@@ -4,7 +4,7 @@ import { expect, test } from "vitest";
 import { generator } from "../privacy/corpus.js";
 import { filesHolding } from "../privacy/leaks.js";
 import { sandbox, type Sandbox } from "../support/cli.js";
-import { checkAndCleanUpAfterEach, emptyRepo, waitForStatus, type Receipt } from "./support.js";
+import { checkAndCleanUpAfterEach, emptyRepo, waitForIdle, waitForStatus, type Receipt } from "./support.js";
 
 let box: Sandbox;
 checkAndCleanUpAfterEach(() => box);
@@ -52,6 +52,8 @@ test("a build's inventory and a garden's wiki summary pass through the redactor 
   const gardenPrompt = join(box.dir, "garden-prompt.txt");
   const garden = box.run(["garden", "--using", "claude", "--json"], { cwd: root, env: { FAKE_CLAUDE_PROMPT_FILE: gardenPrompt } }).json<Receipt>();
   await waitForStatus(box, garden.run_id, ["done", "failed"]);
+  // The executor has exited and cleaned up after itself once the worker has let the queue go idle.
+  await waitForIdle(box);
   const gardenText = readFileSync(gardenPrompt, "utf8");
   expect(gardenText).toContain("Deploying with [redacted: github-token]");
   // The wiki's own index holds the title as the page has it: the page is the user's text, not a prompt.
