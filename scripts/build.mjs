@@ -28,7 +28,7 @@ const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url),
 rmSync("dist", { recursive: true, force: true });
 mkdirSync("dist", { recursive: true });
 
-await build({
+const result = await build({
   entryPoints: { bin: "src/bin.ts", "parse-worker": "src/index/parse-worker.ts" },
   outdir: "dist",
   bundle: true,
@@ -44,7 +44,12 @@ await build({
   define: { __CODEALMANAC_VERSION__: JSON.stringify(pkg.version) },
   plugins: [lazyChildProcess],
   logLevel: "warning",
+  metafile: true,
 });
+// Which sources each chunk holds, for the start-up test (test/cli/startup-modules.test.ts) and
+// for finding what a command loads; kept beside dist/, not in the package.
+mkdirSync(".build", { recursive: true });
+writeFileSync(".build/metafile.json", JSON.stringify(result.metafile));
 
 for (const file of jsFiles("dist")) {
   const source = readFileSync(file, "utf8");

@@ -9,7 +9,7 @@ import { trace } from "./core/trace.js";
 import { statePaths } from "./core/paths.js";
 import { enableCompileCache, type CompileCache } from "./core/compile-cache.js";
 
-trace("bin started");
+trace("node up");
 
 // A reader that went away (`ca search … | head`) ends the command quietly, as it would for git.
 for (const stream of [process.stdout, process.stderr]) {
