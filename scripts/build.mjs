@@ -8,6 +8,7 @@
 import { build, transform } from "esbuild";
 import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { packReadPath } from "./pack-read-path.mjs";
 
 // commander loads node:child_process up front only for executable subcommands, which
 // this CLI never uses; the shim loads it on first use and saves every command ~2 ms.
@@ -46,11 +47,6 @@ const result = await build({
   logLevel: "warning",
   metafile: true,
 });
-// Which sources each chunk holds, for the start-up test (test/cli/startup-modules.test.ts) and
-// for finding what a command loads; kept beside dist/, not in the package.
-mkdirSync(".build", { recursive: true });
-writeFileSync(".build/metafile.json", JSON.stringify(result.metafile));
-
 for (const file of jsFiles("dist")) {
   const source = readFileSync(file, "utf8");
   const shebang = source.startsWith("#!") ? source.slice(0, source.indexOf("\n") + 1) : "";
@@ -68,6 +64,12 @@ for (const file of jsFiles("dist")) {
   // ES modules are always strict; the rewritten files must stay so.
   writeFileSync(file, `${shebang}"use strict";\n${url}${code}`);
 }
+// The chunks a read loads, in one file: see pack-read-path.mjs.
+packReadPath(result.metafile);
+// Which sources each chunk holds, for the start-up test (test/cli/startup-modules.test.ts) and
+// for finding what a command loads; kept beside dist/, not in the package.
+mkdirSync(".build", { recursive: true });
+writeFileSync(".build/metafile.json", JSON.stringify(result.metafile));
 writeFileSync("dist/package.json", JSON.stringify({ type: "commonjs" }, null, 2) + "\n");
 
 cpSync("src/wiki/manual", "dist/manual", { recursive: true });

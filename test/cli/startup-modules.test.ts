@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join, relative } from "node:path";
+import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, test } from "vitest";
 import { page, ROOT, sandbox, writeWiki, type Sandbox } from "../support/cli.js";
 
@@ -17,7 +18,7 @@ interface Metafile {
   outputs: Record<string, { inputs: Record<string, unknown> }>;
 }
 
-const RECORDER = join(ROOT, "test", "fixtures", "startup", "record-loaded.cjs");
+const RECORDER = pathToFileURL(join(ROOT, "test", "fixtures", "startup", "record-loaded.mjs")).href;
 const ZOD = /(^|\/)node_modules\/zod\//;
 const FAMILY = /^src\/cli\/commands\/(?!shared\.ts$)/;
 
@@ -28,7 +29,7 @@ function metafile(): Metafile {
 /** The sources in every chunk the command loaded (exit code 0 asserted). */
 function sourcesLoadedBy(args: string[], cwd: string): string[] {
   const record = join(box.dir, "loaded.txt");
-  const result = box.run(args, { cwd, env: { NODE_OPTIONS: `--require ${RECORDER}`, CODEALMANAC_TEST_LOADED: record } });
+  const result = box.run(args, { cwd, env: { NODE_OPTIONS: `--import ${RECORDER}`, CODEALMANAC_TEST_LOADED: record } });
   expect(result.code, result.stderr).toBe(0);
   const outputs = metafile().outputs;
   const chunks = readFileSync(record, "utf8")
