@@ -13,7 +13,7 @@ import { createHash } from "node:crypto";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 
-/** The families whose chunks come with the pack: the reads (src/cli/program.ts). */
+/** The families whose chunks come with the pack: the reads (src/cli/program.ts), those of PACKED_READ_COMMANDS in src/core/packed-reads.ts. */
 const READ_FAMILIES = ["search", "show", "topics", "health"].map((name) => `src/cli/commands/${name}.ts`);
 
 export function packReadPath(metafile) {

@@ -47,7 +47,7 @@ describe("compile cache", () => {
     expect(files.every((f) => /^[\w-]+\.js\.v8$/.test(f))).toBe(true);
     // The chunks a read loads at start-up are packed into the main chunk (scripts/pack-read-path.mjs):
     // a warm read compiles that one file, and whatever else it loads, from the cache.
-    expect(files.some((f) => /^main-\w+\.js\.v8$/.test(f))).toBe(true);
+    expect(files.some((f) => /^main-\w+-search\.js\.v8$/.test(f))).toBe(true);
     const second = counts(search(root).stderr);
     expect(second.written).toBe(0);
     expect(second.used).toBeGreaterThan(0);

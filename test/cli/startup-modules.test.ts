@@ -3,6 +3,7 @@ import { join, relative } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, test } from "vitest";
 import { page, ROOT, sandbox, writeWiki, type Sandbox } from "../support/cli.js";
+import { PACKED_READ_COMMANDS } from "../../src/core/packed-reads.js";
 
 /**
  * What a command loads at start-up, by the sources the build put in each chunk it loaded
@@ -15,7 +16,7 @@ let box: Sandbox;
 afterEach(() => box?.cleanup());
 
 interface Metafile {
-  outputs: Record<string, { inputs: Record<string, unknown> }>;
+  outputs: Record<string, { inputs: Record<string, unknown>; imports: { path: string; kind: string }[]; entryPoint?: string; packed?: string[] }>;
 }
 
 const RECORDER = pathToFileURL(join(ROOT, "test", "fixtures", "startup", "record-loaded.mjs")).href;
@@ -26,18 +27,23 @@ function metafile(): Metafile {
   return JSON.parse(readFileSync(join(ROOT, ".build", "metafile.json"), "utf8")) as Metafile;
 }
 
-/** The sources in every chunk the command loaded (exit code 0 asserted). */
-function sourcesLoadedBy(args: string[], cwd: string): string[] {
+/** The bundle's files the command loaded, as `dist/…` (exit code 0 asserted). */
+function chunksLoadedBy(args: string[], cwd: string): string[] {
   const record = join(box.dir, "loaded.txt");
   const result = box.run(args, { cwd, env: { NODE_OPTIONS: `--import ${RECORDER}`, CODEALMANAC_TEST_LOADED: record } });
   expect(result.code, result.stderr).toBe(0);
-  const outputs = metafile().outputs;
   const chunks = readFileSync(record, "utf8")
     .split("\n")
     .filter((file) => file.startsWith(join(ROOT, "dist") + "/"))
     .map((file) => relative(ROOT, file));
   expect(chunks).toContain("dist/bin.js");
-  return chunks.flatMap((chunk) => {
+  return chunks;
+}
+
+/** The sources in every chunk the command loaded. */
+function sourcesLoadedBy(args: string[], cwd: string): string[] {
+  const outputs = metafile().outputs;
+  return chunksLoadedBy(args, cwd).flatMap((chunk) => {
     const output = outputs[chunk];
     expect(output, `${chunk} is not in the metafile: rebuild`).toBeDefined();
     return Object.keys(output!.inputs);
@@ -76,6 +82,17 @@ describe("start-up of a read", () => {
     box = sandbox();
     const sources = sourcesLoadedBy(["--version"], box.dir);
     expect(sources.every((source) => !source.startsWith("src/cli/") && !ZOD.test(source))).toBe(true);
+  });
+
+  test.each(PACKED_READ_COMMANDS)("%s loads no chunk from outside bin.js and the pack (scripts/pack-read-path.mjs)", (command) => {
+    box = sandbox();
+    const { outputs } = metafile();
+    const pack = Object.keys(outputs).find((file) => outputs[file]!.entryPoint === "src/cli/main.ts")!;
+    const fromBin = outputs["dist/bin.js"]!.imports.filter((i) => i.kind === "import-statement").map((i) => i.path);
+    const allowed = new Set(["dist/bin.js", pack, ...fromBin, ...(outputs[pack]!.packed ?? [])]);
+    const loaded = chunksLoadedBy([command, "--help"], box.dir);
+    expect(loaded).toContain(pack);
+    expect(loaded.filter((chunk) => chunk.startsWith("dist/chunks/") && !allowed.has(chunk))).toEqual([]);
   });
 
   test("a command that follows runs does load zod (the recorder sees it)", () => {
