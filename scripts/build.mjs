@@ -8,6 +8,7 @@
 import { build, transform } from "esbuild";
 import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { packReadPath } from "./pack-read-path.mjs";
 
 // commander loads node:child_process up front only for executable subcommands, which
 // this CLI never uses; the shim loads it on first use and saves every command ~2 ms.
@@ -28,7 +29,7 @@ const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url),
 rmSync("dist", { recursive: true, force: true });
 mkdirSync("dist", { recursive: true });
 
-await build({
+const result = await build({
   entryPoints: { bin: "src/bin.ts", "parse-worker": "src/index/parse-worker.ts" },
   outdir: "dist",
   bundle: true,
@@ -44,8 +45,8 @@ await build({
   define: { __CODEALMANAC_VERSION__: JSON.stringify(pkg.version) },
   plugins: [lazyChildProcess],
   logLevel: "warning",
+  metafile: true,
 });
-
 for (const file of jsFiles("dist")) {
   const source = readFileSync(file, "utf8");
   const shebang = source.startsWith("#!") ? source.slice(0, source.indexOf("\n") + 1) : "";
@@ -63,6 +64,12 @@ for (const file of jsFiles("dist")) {
   // ES modules are always strict; the rewritten files must stay so.
   writeFileSync(file, `${shebang}"use strict";\n${url}${code}`);
 }
+// The chunks a read loads, in one file: see pack-read-path.mjs.
+packReadPath(result.metafile);
+// Which sources each chunk holds, for the start-up test (test/cli/startup-modules.test.ts) and
+// for finding what a command loads; kept beside dist/, not in the package.
+mkdirSync(".build", { recursive: true });
+writeFileSync(".build/metafile.json", JSON.stringify(result.metafile));
 writeFileSync("dist/package.json", JSON.stringify({ type: "commonjs" }, null, 2) + "\n");
 
 cpSync("src/wiki/manual", "dist/manual", { recursive: true });

@@ -5,13 +5,13 @@ import type { RegistrationAction, RegistrationReport, RegistrationRequest } from
 import { indexPath, statePaths, type StatePaths } from "./core/paths.js";
 import { trace } from "./core/trace.js";
 import { requireQueueSupport } from "./core/platform.js";
-import { ForeignDatabaseError, openDatabase, type Db } from "./core/sqlite.js";
+import { ForeignDatabaseError, openDatabase, unversionedOnDisk, type Db } from "./core/sqlite.js";
 import { repositoryMigrations } from "./repositories/schema.js";
 import { RepositoryStore } from "./repositories/store.js";
 import { RepositoriesService } from "./repositories/service.js";
 import type { DriftService } from "./evidence/service.js";
 import type { Recovery } from "./repositories/recovery.js";
-import { isProductError } from "./core/errors.js";
+import { ProductError, isProductError } from "./core/errors.js";
 import { stateDatabaseFailure } from "./setup/state-database.js";
 import { runMigrations } from "./runs/schema.js";
 import { RunStore } from "./runs/store.js";
@@ -36,8 +36,8 @@ import type { GardenTarget } from "./automation/garden.js";
 import type { Repository } from "./repositories/model.js";
 import type { SyncService } from "./sync/service.js";
 import { syncMigrations } from "./sync/schema.js";
-import { isPythonLedger } from "./setup/python/ledger.js";
-import { adoptPythonLedger } from "./setup/python/adopt.js";
+import { isPythonLedger } from "./setup/python/detect.js";
+import type { adoptPythonLedger } from "./setup/python/adopt.js";
 
 const STATE_MIGRATIONS = [...repositoryMigrations, ...runMigrations, ...syncMigrations];
 
@@ -67,6 +67,7 @@ export class App {
   private db?: Db;
   private recovery?: Recovery;
   private ledger?: string;
+  private adopter?: typeof adoptPythonLedger;
   // Created on first use; each command pays only for what it touches.
   private runStore?: RunStore;
   private lockStore?: LockStore;
@@ -90,6 +91,17 @@ export class App {
   /** Every entry into the queue calls this first, before it opens or writes anything. */
   requireQueue(): void {
     requireQueueSupport(this.platform);
+  }
+
+  /**
+   * Called before a command's work (cli/kit.ts, background.ts): loads the code that adopts
+   * the Python CodeAlmanac's database (and its row schemas, zod) only when the state
+   * database's header says it may be that one, so the synchronous open below can adopt it
+   * and every other start loads none of it.
+   */
+  async prepare(): Promise<void> {
+    if (this.db || this.adopter || !unversionedOnDisk(this.paths.database)) return;
+    this.adopter = (await import("./setup/python/adopt.js")).adoptPythonLedger;
   }
 
   /**
@@ -121,7 +133,9 @@ export class App {
     } catch (error) {
       if (!(error instanceof ForeignDatabaseError)) throw error;
     }
-    adoptPythonLedger({
+    // Only when the file turned into the Python one after prepare() looked at it.
+    if (!this.adopter) throw new ProductError("conflict", `${this.paths.database} changed while codealmanac started; run the command again`);
+    this.adopter({
       database: this.paths.database,
       openOurs: open,
       importInto: (db, ledger) => ({

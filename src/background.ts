@@ -30,6 +30,7 @@ export async function runBackground(argv: string[], platform: NodeJS.Platform = 
   }
   const app = new App({ env: process.env, notice: log, log });
   try {
+    await app.prepare();
     if (parsed.command === "__run-worker") {
       const worker = await app.worker();
       const result = await worker.drain(parsed.maxRuns !== undefined ? { maxRuns: parsed.maxRuns } : {});

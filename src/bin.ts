@@ -8,8 +8,9 @@ import { VERSION } from "./core/version.js";
 import { trace } from "./core/trace.js";
 import { statePaths } from "./core/paths.js";
 import { enableCompileCache, type CompileCache } from "./core/compile-cache.js";
+import { PACKED_READ_COMMANDS } from "./core/packed-reads.js";
 
-trace("bin started");
+trace("node up");
 
 // A reader that went away (`ca search … | head`) ends the command quietly, as it would for git.
 for (const stream of [process.stdout, process.stderr]) {
@@ -53,7 +54,10 @@ function failedToStart(error: unknown): void {
 function compileCache(): CompileCache | null {
   if (process.env.CODEALMANAC_NO_COMPILE_CACHE === "1") return null;
   const chunksDir = join(dirname(fileURLToPath(import.meta.url)), "chunks");
-  return enableCompileCache({ chunksDir, cacheRoot: statePaths().cache, version: VERSION });
+  // The main chunk holds the packed reads (scripts/pack-read-path.mjs): each read keeps its own cache of it.
+  const read = PACKED_READ_COMMANDS.find((command) => command === args[0]);
+  const cacheName = (chunk: string) => (read && chunk.startsWith("main-") ? chunk.replace(/\.js$/, `-${read}.js`) : chunk);
+  return enableCompileCache({ chunksDir, cacheRoot: statePaths().cache, version: VERSION, cacheName });
 }
 
 function saveCompileCache(cache: CompileCache | null): void {

@@ -2,6 +2,7 @@ import { InvalidArgumentError, Option, type Command, type OptionValues } from "@
 import type { App } from "../app.js";
 import { HARNESS_KINDS } from "../harnesses/catalog.js";
 import type { CliContext } from "./context.js";
+import { trace } from "../core/trace.js";
 
 /**
  * A command's handler: its positional arguments as a tuple, in declaration order, and its
@@ -69,8 +70,13 @@ export function createKit(ctx: CliContext, app: () => App): CommandKit {
   return {
     ...sharedOptions,
     act(command, handler) {
-      // Handlers are small and loaded with the CLI; the heavy code they call is imported lazily by app.ts.
-      return command.action(() => handler(ctx, app(), command.processedArgs, command.optsWithGlobals()));
+      // A handler loads with its family (program.ts); the heavy code it calls is imported lazily by app.ts.
+      return command.action(async () => {
+        const composed = app();
+        await composed.prepare();
+        trace("modules loaded");
+        return handler(ctx, composed, command.processedArgs, command.optsWithGlobals());
+      });
     },
   };
 }

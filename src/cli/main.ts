@@ -7,7 +7,7 @@ import { exitCodeFor, isProductError, oneLine } from "../core/errors.js";
 import { statePaths } from "../core/paths.js";
 import { createCliContext, type CliContext } from "./context.js";
 import { buildProgram, publicCommands } from "./program.js";
-import { closest, renderSyntaxScreen, replacementFor, type SyntaxProblem } from "./syntax.js";
+import type { closest as Closest, SyntaxProblem } from "./syntax.js";
 
 /** What a caller other than bin.ts (a test) may set; each defaults to this process's own. */
 export interface MainOptions {
@@ -26,11 +26,11 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
       notice: (line) => ctx.writeErr(line + "\n"),
       ...(options.platform !== undefined ? { platform: options.platform } : {}),
     }));
-  const program = buildProgram(ctx, getApp);
+  const program = await buildProgram(ctx, getApp);
   trace("program built");
   try {
     if (argv.length === 0) {
-      renderSyntaxScreen(ctx, { title: "Missing command" });
+      (await syntax()).renderSyntaxScreen(ctx, { title: "Missing command" });
       return 2;
     }
     await program.parseAsync(argv, { from: "user" });
@@ -38,24 +38,28 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
     return ctx.exitCode;
   } catch (error) {
     // A storage failure of the state database, wherever a command met it, reads as one line naming the file.
-    return handleError(ctx, program, app ? app.explainFailure(error) : error);
+    return await handleError(ctx, program, app ? app.explainFailure(error) : error);
   } finally {
     app?.close();
   }
 }
 
-function handleError(ctx: CliContext, program: CommandUnknownOpts, error: unknown): number {
+/** The syntax screen and its guides load only for a command line that needs them. */
+const syntax = () => import("./syntax.js");
+
+async function handleError(ctx: CliContext, program: CommandUnknownOpts, error: unknown): Promise<number> {
   if (error instanceof CommanderError) {
     if (error.code === "commander.helpDisplayed" || error.code === "commander.version" || error.code === "commander.help") {
       return error.exitCode;
     }
-    renderSyntaxScreen(ctx, syntaxProblem(ctx, program, error));
+    const { renderSyntaxScreen } = await syntax();
+    renderSyntaxScreen(ctx, await syntaxProblem(ctx, program, error));
     return 2;
   }
   const json = ctx.argv.includes("--json");
   if (isProductError(error)) {
     if (error.code === "usage") {
-      renderSyntaxScreen(ctx, { title: "Invalid value", detail: error.message });
+      (await syntax()).renderSyntaxScreen(ctx, { title: "Invalid value", detail: error.message });
       return 2;
     }
     reportFailure(ctx, json, error.code, error.message);
@@ -89,7 +93,8 @@ function logInternalError(ctx: CliContext, error: unknown): string | null {
   }
 }
 
-function syntaxProblem(ctx: CliContext, program: CommandUnknownOpts, error: CommanderError): SyntaxProblem {
+async function syntaxProblem(ctx: CliContext, program: CommandUnknownOpts, error: CommanderError): Promise<SyntaxProblem> {
+  const { closest, replacementFor } = await syntax();
   const message = error.message.replace(/^error:\s*/, "");
   const replacement = replacementFor(ctx.argv);
   switch (error.code) {
@@ -100,12 +105,12 @@ function syntaxProblem(ctx: CliContext, program: CommandUnknownOpts, error: Comm
     }
     case "commander.excessArguments": {
       if (replacement) return { title: "Unknown command", replacement };
-      const sub = closeSubcommand(program, ctx);
+      const sub = closeSubcommand(program, ctx, closest);
       if (sub) return { title: "Unknown command", replacement: `codealmanac ${sub}` };
       return { title: groupName(ctx) ? "Unknown command" : "Unexpected argument", detail: message };
     }
     case "commander.unknownOption":
-      return { title: "Unknown option", detail: withOptionSuggestion(program, ctx, message) };
+      return { title: "Unknown option", detail: withOptionSuggestion(program, ctx, message, closest) };
     case "commander.missingArgument":
       return { title: "Missing argument", detail: message };
     case "commander.optionMissingArgument":
@@ -116,7 +121,7 @@ function syntaxProblem(ctx: CliContext, program: CommandUnknownOpts, error: Comm
 }
 
 /** `jobs lsit` → `jobs list`: the group's subcommand closest to the word after it. */
-function closeSubcommand(program: CommandUnknownOpts, ctx: CliContext): string | undefined {
+function closeSubcommand(program: CommandUnknownOpts, ctx: CliContext, closest: typeof Closest): string | undefined {
   const group = groupName(ctx);
   if (!group) return undefined;
   const words = ctx.argv.filter((a) => !a.startsWith("-"));
@@ -132,7 +137,7 @@ function groupName(ctx: CliContext): string | undefined {
   return first === "topics" || first === "jobs" ? first : undefined;
 }
 
-function withOptionSuggestion(program: CommandUnknownOpts, ctx: CliContext, message: string): string {
+function withOptionSuggestion(program: CommandUnknownOpts, ctx: CliContext, message: string, closest: typeof Closest): string {
   const typed = /'([^']+)'/.exec(message)?.[1];
   if (!typed) return message;
   const words = ctx.argv.filter((a) => !a.startsWith("-"));

@@ -3,44 +3,48 @@ import { VERSION } from "../core/version.js";
 import type { App } from "../app.js";
 import type { CliContext } from "./context.js";
 import { createKit, type RegisterCommands } from "./kit.js";
-import { registerLifecycleCommands } from "./commands/lifecycle.js";
-import { registerSearchCommands } from "./commands/search.js";
-import { registerShowCommands } from "./commands/show.js";
-import { registerTopicsCommands } from "./commands/topics.js";
-import { registerTagCommands } from "./commands/tag.js";
-import { registerHealthCommands } from "./commands/health.js";
-import { registerDriftCommands } from "./commands/drift.js";
-import { registerReindexCommands } from "./commands/reindex.js";
-import { registerRepositoriesCommands } from "./commands/repositories.js";
-import { registerJobsCommands } from "./commands/jobs.js";
-import { registerSyncCommands } from "./commands/sync.js";
-import { registerConfigCommands } from "./commands/config.js";
-import { registerAutomationCommands } from "./commands/automation.js";
-import { registerSetupCommands } from "./commands/setup.js";
-import { registerServeCommands } from "./commands/serve.js";
-import { registerMcpCommands } from "./commands/mcp.js";
-import { registerHookCommands } from "./commands/hook.js";
 
-/** Every command family, in the order `--help` lists them. */
-const FAMILIES: readonly RegisterCommands[] = [
-  registerLifecycleCommands,
-  registerSearchCommands,
-  registerShowCommands,
-  registerTopicsCommands,
-  registerTagCommands,
-  registerHealthCommands,
-  registerDriftCommands,
-  registerReindexCommands,
-  registerRepositoriesCommands,
-  registerJobsCommands,
-  registerSyncCommands,
-  registerConfigCommands,
-  registerAutomationCommands,
-  registerSetupCommands,
-  registerServeCommands,
-  registerMcpCommands,
-  registerHookCommands,
+/**
+ * Every command family, in the order `--help` lists them, with the top-level commands it
+ * declares. A family's module is loaded only when the command line names one of its
+ * commands, so a read loads its own handler and not the queue's, the setup's or the
+ * viewer's (test/cli/program.test.ts checks the names against what each family declares).
+ */
+export const FAMILIES: readonly Family[] = [
+  { commands: ["init", "ingest", "garden"], load: async () => (await import("./commands/lifecycle.js")).registerLifecycleCommands },
+  { commands: ["search"], load: async () => (await import("./commands/search.js")).registerSearchCommands },
+  { commands: ["show"], load: async () => (await import("./commands/show.js")).registerShowCommands },
+  { commands: ["topics"], load: async () => (await import("./commands/topics.js")).registerTopicsCommands },
+  { commands: ["tag", "untag"], load: async () => (await import("./commands/tag.js")).registerTagCommands },
+  { commands: ["health", "validate"], load: async () => (await import("./commands/health.js")).registerHealthCommands },
+  { commands: ["drift"], load: async () => (await import("./commands/drift.js")).registerDriftCommands },
+  { commands: ["reindex"], load: async () => (await import("./commands/reindex.js")).registerReindexCommands },
+  { commands: ["list", "forget"], load: async () => (await import("./commands/repositories.js")).registerRepositoriesCommands },
+  { commands: ["jobs"], load: async () => (await import("./commands/jobs.js")).registerJobsCommands },
+  { commands: ["sync"], load: async () => (await import("./commands/sync.js")).registerSyncCommands },
+  { commands: ["config"], load: async () => (await import("./commands/config.js")).registerConfigCommands },
+  { commands: ["automation", "__scheduled"], load: async () => (await import("./commands/automation.js")).registerAutomationCommands },
+  { commands: ["setup", "doctor", "uninstall"], load: async () => (await import("./commands/setup.js")).registerSetupCommands },
+  { commands: ["serve"], load: async () => (await import("./commands/serve.js")).registerServeCommands },
+  { commands: ["mcp"], load: async () => (await import("./commands/mcp.js")).registerMcpCommands },
+  { commands: ["hook"], load: async () => (await import("./commands/hook.js")).registerHookCommands },
 ];
+
+export interface Family {
+  readonly commands: readonly string[];
+  load(): Promise<RegisterCommands>;
+}
+
+/**
+ * The families a command line needs: the one declaring its first word when that is a
+ * command, or all of them (no command, `--help`, `help`, an unknown command or a typo), so
+ * help lists every command and "did you mean" has every name to choose from.
+ */
+export function familiesFor(argv: readonly string[]): readonly Family[] {
+  const first = argv.find((arg) => !arg.startsWith("-"));
+  const named = first === undefined ? undefined : FAMILIES.find((family) => family.commands.includes(first));
+  return named ? [named] : FAMILIES;
+}
 
 /**
  * The commands that queue, follow or control agent runs, by their path (`jobs` covers
@@ -62,8 +66,11 @@ function commandPath(command: CommandUnknownOpts): string[] {
   return names;
 }
 
-/** The root command with its settings; each family declares its commands on it and wires them to their handlers. */
-export function buildProgram(ctx: CliContext, app: () => App): Command {
+/**
+ * The root command with its settings; the families the command line needs (familiesFor)
+ * declare their commands on it and wire them to their handlers.
+ */
+export async function buildProgram(ctx: CliContext, app: () => App): Promise<Command> {
   const program = new Command("codealmanac")
     .description("A living wiki of Markdown pages inside your repository, kept by your coding agents.")
     .version(`codealmanac ${VERSION}`, "-V, --version", "print the version")
@@ -76,7 +83,8 @@ export function buildProgram(ctx: CliContext, app: () => App): Command {
       if (isQueueCommand(commandPath(action))) app().requireQueue();
     });
   const kit = createKit(ctx, app);
-  for (const register of FAMILIES) register(program, kit);
+  const registers = await Promise.all(familiesFor(ctx.argv).map((family) => family.load()));
+  for (const register of registers) register(program, kit);
   return program;
 }
 

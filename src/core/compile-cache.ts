@@ -28,7 +28,15 @@ const NO_CACHE: CompileCache = { save: () => ({ used: 0, written: 0 }) };
 /** More files than any one version has chunks: a folder this full is stale leftovers of development builds. */
 const MAX_FILES = 200;
 
-export function enableCompileCache(options: { chunksDir: string; cacheRoot: string; version: string }): CompileCache {
+export interface CompileCacheOptions {
+  chunksDir: string;
+  cacheRoot: string;
+  version: string;
+  /** The name its cache file takes (before `.v8`) for a chunk's file name; the file name itself unless given. */
+  cacheName?: (chunk: string) => string;
+}
+
+export function enableCompileCache(options: CompileCacheOptions): CompileCache {
   const proto = Module.prototype as unknown as { _compile?: (content: string, filename: string) => unknown };
   const original = proto._compile;
   if (typeof original !== "function") return NO_CACHE;
@@ -39,7 +47,7 @@ export function enableCompileCache(options: { chunksDir: string; cacheRoot: stri
 
   proto._compile = function (this: Loading, content: string, filename: string) {
     if (!filename.startsWith(prefix)) return original.call(this, content, filename);
-    const file = join(folder, `${basename(filename)}.v8`);
+    const file = join(folder, `${(options.cacheName ?? String)(basename(filename))}.v8`);
     const cachedData = readOptional(file);
     const script = new Script(`(function (exports, require, module, __filename, __dirname) { ${content}\n});`, {
       filename,

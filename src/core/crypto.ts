@@ -24,3 +24,8 @@ export function sha256Hasher(): { update(data: Uint8Array): void; hex(): string 
   const hash = crypto().createHash("sha256");
   return { update: (data) => void hash.update(data), hex: () => hash.digest("hex") };
 }
+
+/** node:crypto's `createHash`, for digests fed in parts or encoded otherwise than the helpers above. */
+export function createHash(algorithm: string): NodeCrypto.Hash {
+  return crypto().createHash(algorithm);
+}

@@ -1,5 +1,5 @@
 import Database from "better-sqlite3";
-import { mkdirSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, readSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname } from "node:path";
 import { ProductError, StorageError, oneLine } from "./errors.js";
@@ -65,6 +65,34 @@ export function openDatabase(file: string, options: OpenOptions): Db {
   }
   migrate(db, options.migrations);
   return db;
+}
+
+/** Where a SQLite file's header keeps `user_version` (big-endian), and how long the header is. */
+const USER_VERSION_OFFSET = 60;
+const HEADER_BYTES = 100;
+
+/**
+ * Whether the file exists and its header on disk records no schema version (or is too
+ * short to record one), read without SQLite. It may say yes for a file of ours whose
+ * version is still only in its write-ahead log; it says no only for a missing file or one
+ * whose header records a version, which openDatabase never sees as foreign.
+ */
+export function unversionedOnDisk(file: string): boolean {
+  let fd: number;
+  try {
+    fd = openSync(file, "r");
+  } catch {
+    return false;
+  }
+  try {
+    const header = Buffer.alloc(HEADER_BYTES);
+    const read = readSync(fd, header, 0, HEADER_BYTES, 0);
+    return read < HEADER_BYTES || header.readUInt32BE(USER_VERSION_OFFSET) === 0;
+  } catch {
+    return true;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 let binding: { nativeBinding?: string } | undefined;

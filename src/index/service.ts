@@ -18,7 +18,6 @@ import { listTopics, requireTopics, showTopic, type TopicDetail, type TopicSumma
 import { healthReport, type HealthReport } from "./views/health.js";
 import { evidenceDigests, pageEvidence, type PageEvidence } from "./views/evidence.js";
 import { collectIssues, type ValidationIssue } from "./views/validate.js";
-import { secretIssues } from "./views/secrets.js";
 import type { PrivacyRules } from "../privacy/redact.js";
 import { wikiSummary, type SummaryLimits, type WikiSummary } from "./views/summary.js";
 
@@ -256,6 +255,8 @@ export class WikiIndex {
   async secretIssues(rules: PrivacyRules): Promise<ValidationIssue[]> {
     return this.guard(async () => {
       await this.fresh();
+      // The redactor's detectors load only for `validate`, never for a read.
+      const { secretIssues } = await import("./views/secrets.js");
       return secretIssues(this.current(), { almanacPath: this.almanacPath, wikiRoot: this.wikiRoot }, rules);
     });
   }

@@ -3,7 +3,7 @@
  * fingerprint of the cited text, and where that text sits in a later version of the file.
  * Pure functions over text and bytes; git and the file system are the caller's business.
  */
-import { createHash } from "node:crypto";
+import { createHash } from "../core/crypto.js";
 
 export type LineRange = { start: number; end: number };
 

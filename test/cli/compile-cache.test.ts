@@ -45,9 +45,12 @@ describe("compile cache", () => {
     const files = readdirSync(cacheFolder());
     expect(files.length).toBe(first.written);
     expect(files.every((f) => /^[\w-]+\.js\.v8$/.test(f))).toBe(true);
+    // The chunks a read loads at start-up are packed into the main chunk (scripts/pack-read-path.mjs):
+    // a warm read compiles that one file, and whatever else it loads, from the cache.
+    expect(files.some((f) => /^main-\w+-search\.js\.v8$/.test(f))).toBe(true);
     const second = counts(search(root).stderr);
     expect(second.written).toBe(0);
-    expect(second.used).toBeGreaterThan(3);
+    expect(second.used).toBeGreaterThan(0);
     expect(second.used).toBeLessThanOrEqual(first.written);
   });
 

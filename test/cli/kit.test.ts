@@ -4,8 +4,8 @@ import type { App } from "../../src/app.js";
 import { createCliContext, type CliContext } from "../../src/cli/context.js";
 import { createKit, integer, type CommandKit } from "../../src/cli/kit.js";
 
-// The handlers here never touch the app; `act` hands them whatever the factory returns.
-const app = {} as App;
+// The handlers here never touch the app; `act` prepares it and hands them whatever the factory returns.
+const app = { prepare: async () => undefined } as unknown as App;
 
 function program(): Command {
   return new Command("t").exitOverride().configureOutput({ writeOut: () => undefined, writeErr: () => undefined });

@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { StorageError } from "../../src/core/errors.js";
-import { openDatabase, retryWhileBusy, storageFailure, storageProblem } from "../../src/core/sqlite.js";
+import { openDatabase, retryWhileBusy, storageFailure, storageProblem, unversionedOnDisk } from "../../src/core/sqlite.js";
+import { writePythonLedger } from "../setup/python-ledger.js";
 import { sandbox } from "../support/cli.js";
 
 const busy = () => Object.assign(new Error("database is locked"), { code: "SQLITE_BUSY" });
@@ -124,5 +125,23 @@ describe("migrations", () => {
     ]);
     const versions = [...repositoryMigrations, ...runMigrations, ...syncMigrations].map((m) => m.version);
     expect(new Set(versions).size).toBe(versions.length);
+  });
+});
+
+describe("unversionedOnDisk", () => {
+  test("says yes for a file with no schema version in its header (the Python ledger, an empty file) and no for a missing file or one of ours", () => {
+    const dir = mkdtempSync(join(tmpdir(), "ca-unversioned-"));
+    try {
+      expect(unversionedOnDisk(join(dir, "missing.db"))).toBe(false);
+      writeFileSync(join(dir, "empty.db"), "");
+      expect(unversionedOnDisk(join(dir, "empty.db"))).toBe(true);
+      writePythonLedger(join(dir, "python.db"), [], []).close();
+      expect(unversionedOnDisk(join(dir, "python.db"))).toBe(true);
+      const ours = openDatabase(join(dir, "ours.db"), { migrations: [{ version: 3, name: "t", up: (db) => db.exec("CREATE TABLE t (x)") }], onNewerSchema: "refuse" });
+      ours.close();
+      expect(unversionedOnDisk(join(dir, "ours.db"))).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

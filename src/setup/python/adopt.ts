@@ -21,7 +21,8 @@ import { copyFileSync, existsSync, linkSync, readdirSync, renameSync, rmSync, st
 import { basename, dirname, join } from "node:path";
 import { ProductError } from "../../core/errors.js";
 import { holdingExclusiveLock, openExistingDatabase, retryWhileBusy, storageProblem, type Db } from "../../core/sqlite.js";
-import { isPythonLedger, readPythonLedger, type PythonLedger } from "./ledger.js";
+import { isPythonLedger } from "./detect.js";
+import { readPythonLedger, type PythonLedger } from "./ledger.js";
 
 export interface AdoptDeps {
   /** `<state>/codealmanac.db`. */

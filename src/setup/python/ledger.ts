@@ -1,6 +1,6 @@
 /**
- * The state database of the Python CodeAlmanac (0.4): how it is told from ours, and what
- * we carry over from it. It shares our file name, `codealmanac.db`, but has no schema
+ * The state database of the Python CodeAlmanac (0.4): what we carry over from it (how it
+ * is told from ours is detect.ts). It shares our file name, `codealmanac.db`, but has no schema
  * version (it makes its tables with CREATE TABLE IF NOT EXISTS) and other columns: times
  * are ISO-8601 text, and each run's full record is a JSON blob in `record_json`.
  */
@@ -20,24 +20,11 @@ import {
   type RunEventKind,
 } from "../../runs/model.js";
 
-/** Its tables (besides telemetry ones); none of ours has these names. */
-const PYTHON_TABLES = ["repositories", "runs", "run_events", "worker_locks", "sync_state"];
-
 /** The origin recorded in each carried-over run. */
 export const PYTHON_ORIGIN = "codealmanac-python-0.4";
 
 /** Why a run it left queued or running is history here and not work. */
 export const UNFINISHED_NOTE = "left unfinished by the Python CodeAlmanac; not carried over as work";
-
-/**
- * Whether a file with no schema version holds the Python CodeAlmanac's tables. (A file of
- * ours at version 0 has no tables: our first migration makes them and sets the version in
- * one transaction.)
- */
-export function isPythonLedger(db: Db): boolean {
-  const names = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all() as string[];
-  return names.some((name) => PYTHON_TABLES.includes(name));
-}
 
 export interface PythonLedger {
   repositories: Repository[];
