@@ -46,8 +46,13 @@ export function openDatabase(file: string, options: OpenOptions): Db {
   const busyTimeoutMs = options.busyTimeoutMs ?? 10_000;
   db.pragma(`busy_timeout = ${busyTimeoutMs}`);
   const latest = options.migrations.reduce((max, m) => Math.max(max, m.version), 0);
-  const current = db.pragma("user_version", { simple: true }) as number;
-  if (current === 0 && current !== latest && options.isForeign?.(db)) {
+  // One read transaction: read apart, another process's first migration could commit in
+  // between, and its new tables at the version read before would look foreign.
+  const { current, foreign } = db.transaction(() => {
+    const version = db.pragma("user_version", { simple: true }) as number;
+    return { current: version, foreign: version === 0 && version !== latest && options.isForeign?.(db) === true };
+  })();
+  if (foreign) {
     db.close();
     throw new ForeignDatabaseError(file);
   }

@@ -50,7 +50,8 @@ export async function cancelRun(deps: CancelDeps, runId: string): Promise<Cancel
   const stop = probe === "alive" ? await processes.stopExecution(target, deps.graceMs) : await processes.killLeftovers(target);
   if (!stop.confirmed) {
     const latest = runs.requireRun(runId);
-    if (latest.status !== "running") return { record: latest, changed: false };
+    // Ended meanwhile: by the worker on our intent (this request caused it), or otherwise.
+    if (latest.status !== "running") return { record: latest, changed: intent.changed && latest.status === "cancelled" };
     throw new ProductError(
       "execution_failed",
       `could not confirm that run ${runId} stopped (still alive: ${stop.survivors.join(", ")}); run \`codealmanac jobs cancel ${runId}\` again`,

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { describe, expect, test } from "vitest";
 import { StorageError } from "../../src/core/errors.js";
 import { openDatabase, retryWhileBusy, storageFailure, storageProblem, unversionedOnDisk } from "../../src/core/sqlite.js";
@@ -55,6 +56,39 @@ describe("first use on a fresh machine", () => {
       } finally {
         box.cleanup();
       }
+    }
+  });
+});
+
+describe("a file of ours is never taken for a foreign one", () => {
+  test("a first migration another process commits between the version read and the table read cannot make the file look foreign", () => {
+    const dir = mkdtempSync(join(tmpdir(), "ca-foreign-"));
+    const file = join(dir, "state.db");
+    const first = { version: 1, up: (db: Database.Database) => db.exec("CREATE TABLE repositories (id INTEGER)") };
+    const other = new Database(file);
+    other.pragma("busy_timeout = 0");
+    try {
+      const db = openDatabase(file, {
+        migrations: [first],
+        onNewerSchema: "refuse",
+        isForeign: (seen) => {
+          // Another process's first migration, committed right at this seam if SQLite lets it.
+          try {
+            other.transaction(() => {
+              first.up(other);
+              other.pragma("user_version = 1");
+            }).immediate();
+          } catch {
+            // SQLITE_BUSY: the version read and this look are one snapshot.
+          }
+          return seen.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'repositories'").pluck().get() !== 0;
+        },
+      });
+      expect(db.pragma("user_version", { simple: true })).toBe(1);
+      db.close();
+    } finally {
+      other.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -163,6 +163,15 @@ describe("jobs cancel", () => {
     expect({ status: outcome.record.status, changed: outcome.changed }).toEqual({ status: "cancelled", changed: true });
   });
 
+  test("when the worker writes cancelled on our intent while a survivor keeps the stop unconfirmed, this cancel still caused it", async () => {
+    fresh();
+    const runId = runningRun();
+    processes.duringStop = () => l.runs.finishCancellation(runId, Date.now(), "e1");
+    processes.stopAnswers.push({ confirmed: false, survivors: [3001] });
+    const outcome = await cancelRun(deps(), runId);
+    expect({ status: outcome.record.status, changed: outcome.changed }).toEqual({ status: "cancelled", changed: true });
+  });
+
   test("a second cancel of a run whose cancellation another canceller already finished changes nothing", async () => {
     fresh();
     const runId = runningRun();
