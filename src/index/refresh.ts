@@ -165,6 +165,9 @@ interface BatchSlot {
   done?: Map<string, ParsedFile>;
 }
 
+/** Free pages are handed back once they are more than 1 / FREE_PAGE_SHARE of the index file. */
+const FREE_PAGE_SHARE = 16;
+
 /** Slugs decided per batch, and batches parsed ahead of the writer. */
 const SLUG_BATCH = 200;
 const PARSE_AHEAD = 4;
@@ -216,11 +219,28 @@ export class IndexWriter {
     try {
       const outcome = await this.apply(scan, previous, getParser, force);
       db.exec("COMMIT");
+      this.reclaimFreePages();
       return outcome;
     } catch (error) {
       if (db.inTransaction) db.exec("ROLLBACK");
       throw error;
     }
+  }
+
+  /**
+   * Hands free pages back to the file system once they are more than a sixteenth of the
+   * file: a refresh that rewrites many pages frees the pages of their old rows and search
+   * segments, and without this the file kept them (editing 1,000 of the bench wiki's 10,000
+   * pages grew its index from 77 MB to 112 MB, a third of it free). Index files are created
+   * with auto_vacuum = INCREMENTAL (src/index/file.ts); in older files this does nothing.
+   */
+  private reclaimFreePages(): void {
+    const { db } = this.options;
+    const free = db.pragma("freelist_count", { simple: true }) as number;
+    const total = db.pragma("page_count", { simple: true }) as number;
+    if (free * FREE_PAGE_SHARE <= total) return;
+    db.pragma("incremental_vacuum");
+    trace(`refresh: ${free} free pages of ${total} handed back`);
   }
 
   private storeSnapshot(scan: WikiScan, now: number): void {
