@@ -1,4 +1,3 @@
-import { evidenceDigest } from "../wiki/evidence.js";
 import { join } from "node:path";
 import type { Statement } from "better-sqlite3";
 import type { Db } from "../core/sqlite.js";
@@ -459,7 +458,7 @@ export class IndexWriter {
         parsed.emptyBody ? 1 : 0,
         parsed.truncated ? 1 : 0,
         topicsJson,
-        evidenceDigest(file.relPath, page.sources),
+        page.evidenceDigest,
       ).lastInsertRowid,
     );
     for (const topic of topics) statements.insertTopic.run(slug, topic);
