@@ -25,6 +25,28 @@ const lazyChildProcess = {
   },
 };
 
+// markdown-it ships its class fields lowered to `_defineProperty(this, "key", value)` calls,
+// whose keyed property definitions cost about 0.8 s of the 10,000-page bench rebuild (a fifth
+// of markdown-it's time; almanac/architecture/index.md, "Parsing"). Each call with a literal
+// key becomes `this.key = value`, which does the same here: no markdown-it class has accessors,
+// so an assignment defines the same own, writable, enumerable property. Calls the patterns do
+// not match keep the helper.
+const FIELD_CALLS = [
+  /(\t*)_defineProperty\(\n\1\tthis,\n(?:\1\t\/\*[\s\S]*?\*\/\n)?\1\t"([A-Za-z_$][\w$]*)",\n\1\t([\s\S]*?)\n\1\);/g,
+  /^(\t*)_defineProperty\(this, "([A-Za-z_$][\w$]*)", (.*)\);$/gm,
+];
+const markdownItFields = {
+  name: "markdown-it-fields",
+  setup(build) {
+    build.onLoad({ filter: /[\\/]markdown-it[\\/]dist[\\/]markdown-it\.mjs$/ }, (args) => {
+      let source = readFileSync(args.path, "utf8");
+      if (/^\s*(?:get|set|static) /m.test(source)) return { contents: source, loader: "js" };
+      for (const call of FIELD_CALLS) source = source.replace(call, (_, indent, key, value) => `${indent}this.${key} = ${value};`);
+      return { contents: source, loader: "js" };
+    });
+  },
+};
+
 const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
 rmSync("dist", { recursive: true, force: true });
 mkdirSync("dist", { recursive: true });
@@ -43,7 +65,7 @@ const result = await build({
   // so the package's own addon finder is never needed.
   external: ["bindings"],
   define: { __CODEALMANAC_VERSION__: JSON.stringify(pkg.version) },
-  plugins: [lazyChildProcess],
+  plugins: [lazyChildProcess, markdownItFields],
   logLevel: "warning",
   metafile: true,
 });

@@ -23,6 +23,12 @@ export interface OpenOptions {
    * for the caller to move it aside; without the option it is migrated like an empty file.
    */
   isForeign?: (db: Db) => boolean;
+  /**
+   * `incremental`: a new file is created with `auto_vacuum = INCREMENTAL`, so its free pages
+   * can be handed back to the file system later (`PRAGMA incremental_vacuum`). SQLite fixes
+   * the mode when the first table is created; an existing file keeps the mode it has.
+   */
+  autoVacuum?: "incremental";
 }
 
 /** The file at `file` was written by another program; nothing in it was changed. */
@@ -45,6 +51,7 @@ export function openDatabase(file: string, options: OpenOptions): Db {
   const db = new Database(file, nativeBinding());
   const busyTimeoutMs = options.busyTimeoutMs ?? 10_000;
   db.pragma(`busy_timeout = ${busyTimeoutMs}`);
+  if (options.autoVacuum === "incremental" && db.pragma("page_count", { simple: true }) === 0) db.pragma("auto_vacuum = INCREMENTAL");
   const latest = options.migrations.reduce((max, m) => Math.max(max, m.version), 0);
   // One read transaction: read apart, another process's first migration could commit in
   // between, and its new tables at the version read before would look foreign.

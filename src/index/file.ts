@@ -113,7 +113,7 @@ export class IndexFile {
 }
 
 function openIndexDatabase(file: string): Db {
-  return openDatabase(file, { migrations: indexMigrations, onNewerSchema: "recreate", busyTimeoutMs: BUSY_TIMEOUT_MS });
+  return openDatabase(file, { migrations: indexMigrations, onNewerSchema: "recreate", busyTimeoutMs: BUSY_TIMEOUT_MS, autoVacuum: "incremental" });
 }
 
 function removeWithSideFiles(file: string): void {

@@ -1,5 +1,6 @@
 import { basename } from "node:path";
 import { titleForSlug } from "../core/kebab.js";
+import { evidenceDigest } from "../wiki/evidence.js";
 import { emptyBody, parsePage, type ParsedPage } from "../wiki/page.js";
 import { findCycles, parseTopicsFile, type TopicDef } from "../wiki/topics-file.js";
 import { isLandingPath } from "../wiki/slug.js";
@@ -33,6 +34,8 @@ export interface IndexedSection {
  */
 export type IndexedPage = Pick<ParsedPage, "title" | "summary" | "topics" | "sources" | "file_refs" | "links" | "citations"> & {
   sections: IndexedSection[];
+  /** `evidenceDigest` of the page's file sources, computed by the parser so the writing thread (a rebuild's critical path) need not. */
+  evidenceDigest: string;
 };
 
 export interface ParsedFile {
@@ -98,16 +101,16 @@ function parseFile(file: ScannedFile, wikiRoot: string, knownHash?: string): Par
     fileStem: basename(file.relPath, ".md"),
   });
   for (const problem of page.problems) problems.push({ ...problem });
-  return { file, state: "page", hash, problems, truncated: head.truncated, emptyBody: emptyBody(page.body), page: indexedPage(page) };
+  return { file, state: "page", hash, problems, truncated: head.truncated, emptyBody: emptyBody(page.body), page: indexedPage(page, file.relPath) };
 }
 
-function indexedPage(page: ParsedPage): IndexedPage {
+function indexedPage(page: ParsedPage, relPath: string): IndexedPage {
   const { title, summary, topics, sources, file_refs, links, citations } = page;
   const sections = page.sections.map((section, i) => {
     const [start, end] = page.section_spans[i]!;
     return { heading: section.heading, body: section.body, start, end };
   });
-  return { title, summary, topics, sources, file_refs, links, citations, sections };
+  return { title, summary, topics, sources, file_refs, links, citations, sections, evidenceDigest: evidenceDigest(relPath, sources) };
 }
 
 function skipped(file: ScannedFile, hash: string, category: string, message: string): ParsedFile {

@@ -6,7 +6,8 @@ import { normalizeTopicList } from "./topic-list.js";
 import { formatLineRange, parseLineRange } from "./evidence.js";
 import { normalizeRefPath } from "./file-refs.js";
 import { isPlainMapping, parseYamlSource, yamlValue } from "./yaml-source.js";
-import type { ParsedYaml } from "./yaml-source.js";
+import { readSimpleYaml } from "./simple-yaml.js";
+import { fastParse } from "./fast-parse.js";
 
 export type PageMeta = {
   title: string | null;
@@ -26,19 +27,36 @@ export function readPageMeta(split: FrontmatterSplit, problems: PageProblem[]): 
   const meta: PageMeta = { title: null, summary: null, topics: [], sources: [] };
   const mapping = frontmatterMapping(split, problems);
   if (!mapping) return meta;
-  const { value, parsed } = mapping;
+  const { value } = mapping;
   meta.title = nonEmptyString(value.title);
   meta.summary = nonEmptyString(value.summary);
   meta.topics = normalizeTopicList(value.topics);
-  meta.sources = readSources(value.sources, parsed, problems);
+  meta.sources = readSources(value.sources, mapping, problems);
   return meta;
 }
 
-type Mapping = { value: Record<string, unknown>; parsed: ParsedYaml };
+/** The front matter as plain values, and where (1-based lines of the YAML text) the sources list and its items start. */
+type Mapping = {
+  value: Record<string, unknown>;
+  sourcesLine(): number | undefined;
+  sourceItemLine(index: number): number | undefined;
+};
 
 function frontmatterMapping(split: FrontmatterSplit, problems: PageProblem[]): Mapping | null {
   if (split.yaml === null) return null;
-  const parsed = parseYamlSource(split.yaml);
+  const simple = fastParse() ? readSimpleYaml(split.yaml) : null;
+  if (simple) {
+    return {
+      value: simple.value,
+      sourcesLine: () => simple.valueLine.get("sources"),
+      sourceItemLine: (index) => simple.itemLines.get("sources")?.[index],
+    };
+  }
+  return libraryMapping(split.yaml, problems);
+}
+
+function libraryMapping(yaml: string, problems: PageProblem[]): Mapping | null {
+  const parsed = parseYamlSource(yaml);
   const fileLine = (line: number) => line + YAML_FIRST_FILE_LINE - 1;
   if (parsed.error) {
     const { line, column, reason } = parsed.error;
@@ -59,7 +77,16 @@ function frontmatterMapping(split: FrontmatterSplit, problems: PageProblem[]): M
     problems.push(frontmatterProblem("front matter must be a YAML mapping", fileLine(parsed.lineAt(start))));
     return null;
   }
-  return { value: js.value, parsed };
+  const node = isMap(parsed.doc.contents) ? parsed.doc.contents.get("sources", true) : undefined;
+  const lineOf = (offset: number | undefined) => (offset === undefined ? undefined : parsed.lineAt(offset));
+  return {
+    value: js.value,
+    sourcesLine: () => lineOf(isNode(node) ? node.range?.[0] : undefined),
+    sourceItemLine: (index) => {
+      const item: unknown = isSeq(node) ? node.items[index] : undefined;
+      return lineOf(isNode(item) ? item.range?.[0] : undefined);
+    },
+  };
 }
 
 function frontmatterProblem(message: string, line: number | null): PageProblem {
@@ -77,28 +104,25 @@ const TARGET_FIELDS: Record<SourceType, readonly string[]> = {
   manual: ["path", "page", "title"],
 };
 
-function readSources(value: unknown, parsed: ParsedYaml, problems: PageProblem[]): PageSource[] {
+function readSources(value: unknown, mapping: Mapping, problems: PageProblem[]): PageSource[] {
   if (value === undefined || value === null) return [];
-  const node = isMap(parsed.doc.contents) ? parsed.doc.contents.get("sources", true) : undefined;
-  const lineOf = (offset: number | undefined) =>
-    offset === undefined ? null : parsed.lineAt(offset) + YAML_FIRST_FILE_LINE - 1;
-  const problem = (message: string, offset: number | undefined) =>
-    problems.push({ category: "source_invalid", message, line: lineOf(offset) });
+  const fileLine = (line: number | undefined) => (line === undefined ? null : line + YAML_FIRST_FILE_LINE - 1);
+  const problem = (message: string, line: number | undefined) =>
+    problems.push({ category: "source_invalid", message, line: fileLine(line) });
 
   if (!Array.isArray(value)) {
-    problem("sources must be a list", isNode(node) ? node.range?.[0] : undefined);
+    problem("sources must be a list", mapping.sourcesLine());
     return [];
   }
   const sources: PageSource[] = [];
   value.forEach((entry: unknown, index) => {
-    const item: unknown = isSeq(node) ? node.items[index] : undefined;
-    const offset = isNode(item) ? item.range?.[0] : undefined;
-    const source = readSource(entry, (message) => problem(message, offset));
+    const line = mapping.sourceItemLine(index);
+    const source = readSource(entry, (message) => problem(message, line));
     if (!source) {
-      problem(`source #${index + 1} must include id, supported type, and target`, offset);
+      problem(`source #${index + 1} must include id, supported type, and target`, line);
       return;
     }
-    if (source.target === null) problem(`source ${source.source_id} [${source.source_type}] is missing a target`, offset);
+    if (source.target === null) problem(`source ${source.source_id} [${source.source_type}] is missing a target`, line);
     sources.push(source);
   });
   return sources;

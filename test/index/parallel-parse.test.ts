@@ -33,6 +33,10 @@ beforeAll(() => {
     "odd/clash.md": page({ title: "Flat clash", body: "The flat file loses the route." }),
     "odd/clash/README.md": page({ title: "Landing clash", body: "The landing page keeps the route." }),
     "odd/no-headings.md": "Just words, no front matter and no headings.\n",
+    // Front matter the simple reader leaves to the yaml library, and inline runs it skips or parses.
+    "odd/yaml-library.md": "---\ntitle: &t Anchored\nsummary: |\n  A block\n  scalar.\ntopics:\n  - odd\nsources:\n  - id: a\n    type: file\n    path: src/a.ts\n    lines: 3\n---\n\nCites [@a] and &#91;@a].\n",
+    "odd/yaml-problems.md": "---\ntitle: \"Quoted: with colon\"\nsources:\n  - id: bad\n    type: bogus\n  - plain\n---\n\nAn entity citation &#91;@bad] and <https://example.com>.\n",
+    "odd/yaml-invalid.md": "---\ntitle: A\ntitle: B\n---\n\nDuplicate keys.\n",
   };
   for (const [rel, content] of Object.entries(extra)) {
     const path = join(root, "almanac", rel);
@@ -44,11 +48,11 @@ beforeAll(() => {
 afterAll(() => box?.cleanup());
 
 /** Builds the wiki's index into a state directory of its own; returns the index file and the trace. */
-function build(name: string, workers: string): { file: string; trace: string } {
+function build(name: string, workers: string, fastParse = "1"): { file: string; trace: string } {
   const state = join(box.dir, `state-${name}`);
   const result = box.run(["reindex", "--json"], {
     cwd: root,
-    env: { CODEALMANAC_HOME: state, CODEALMANAC_PARSE_WORKERS: workers, CODEALMANAC_TRACE: "1" },
+    env: { CODEALMANAC_HOME: state, CODEALMANAC_PARSE_WORKERS: workers, CODEALMANAC_TRACE: "1", CODEALMANAC_FAST_PARSE: fastParse },
     timeoutMs: 120_000,
   });
   expect(result.code, result.stderr).toBe(0);
@@ -70,6 +74,18 @@ describe("parsing on worker threads", () => {
     expect(a.tables.pages!.length).toBeGreaterThanOrEqual(PAGES);
     expect(a.tables.sections!.length).toBeGreaterThan(PAGES);
     expect(a.searchTerms.count).toBeGreaterThan(100_000);
+    expect(Object.keys(a.tables)).toEqual(Object.keys(b.tables));
+    for (const name of Object.keys(a.tables)) expect(a.tables[name], `table ${name}`).toEqual(b.tables[name]);
+    expect(a.searchTerms).toEqual(b.searchTerms);
+  });
+
+  test("the parser's shortcuts (simple front matter, inline runs skipped) give the full parse's index", () => {
+    const fast = build("fast", "0");
+    const full = build("full", "0", "0");
+    const a = indexContents(fast.file);
+    const b = indexContents(full.file);
+    expect(a.tables.file_problems!.length).toBeGreaterThan(0);
+    expect(a.tables.page_citations!.length).toBeGreaterThan(PAGES);
     expect(Object.keys(a.tables)).toEqual(Object.keys(b.tables));
     for (const name of Object.keys(a.tables)) expect(a.tables[name], `table ${name}`).toEqual(b.tables[name]);
     expect(a.searchTerms).toEqual(b.searchTerms);
