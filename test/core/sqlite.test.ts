@@ -64,7 +64,7 @@ describe("a file of ours is never taken for a foreign one", () => {
   test("a first migration another process commits between the version read and the table read cannot make the file look foreign", () => {
     const dir = mkdtempSync(join(tmpdir(), "ca-foreign-"));
     const file = join(dir, "state.db");
-    const first = { version: 1, up: (db: Database.Database) => db.exec("CREATE TABLE repositories (id INTEGER)") };
+    const first = { version: 1, name: "repositories", up: (db: Database.Database) => void db.exec("CREATE TABLE repositories (id INTEGER)") };
     const other = new Database(file);
     other.pragma("busy_timeout = 0");
     try {
