@@ -11,7 +11,8 @@ import { ROOT, sandbox, type Sandbox } from "../support/cli.js";
 
 /**
  * A bounded query of several words may be answered from the sections holding all of them,
- * when a BM25 bound proves no other section can reach the cut (src/index/views/search.ts).
+ * or its rarest word, when a BM25 bound proves no other section can reach the cut
+ * (src/index/views/search.ts).
  * The answer must be exactly what ranking every matching section gives: this oracle is the
  * single statement search used before, which scores every match and keeps each page's best
  * section with a window.
@@ -87,6 +88,26 @@ function allWordsOnly(tokens: string[], limit: number): string[] {
   ).map((row) => row.slug);
 }
 
+/** The best pages among those with a section holding the query's rarest word (the fewest search rows). */
+function rarestWordOnly(tokens: string[], limit: number): string[] {
+  const phrases = tokens.map((t) => `"${t.replace(/"/g, '""')}"*`);
+  const count = db.prepare("SELECT count(*) FROM sections_fts WHERE sections_fts MATCH ?").pluck();
+  const counts = phrases.map((phrase) => count.get(phrase) as number);
+  const rarest = phrases[counts.indexOf(Math.min(...counts))]!;
+  return (
+    db
+      .prepare(
+        `WITH hits AS MATERIALIZED (
+           SELECT rowid AS sid, bm25(sections_fts, 5.0, 3.0, 1.0) AS score FROM sections_fts
+           WHERE sections_fts MATCH ? AND rowid IN (SELECT rowid FROM sections_fts WHERE sections_fts MATCH ?)
+         )
+         SELECT p.slug FROM (SELECT sid / ${SECTION_SLOTS} AS page, min(score) AS score FROM hits GROUP BY 1) b
+         JOIN pages p ON p.id = b.page ORDER BY b.score, p.updated_at DESC, p.slug LIMIT ?`,
+      )
+      .all(phrases.join(" OR "), rarest, limit) as { slug: string }[]
+  ).map((row) => row.slug);
+}
+
 /** Two- and three-word queries from the wiki's own words, common and rare. */
 function queries(): string[] {
   const words = (db.prepare("SELECT title FROM pages ORDER BY id").all() as { title: string }[])
@@ -101,10 +122,12 @@ function queries(): string[] {
   return [...new Set(out)];
 }
 
-describe("ranking from the sections holding every word", () => {
+describe("ranking from the sections holding every word, or the rarest word", () => {
   test("gives exactly the full ranking's pages, order and best sections, at every limit", () => {
     let pruned = 0;
     let prunedDiffersFromAllWordsAlone = 0;
+    let prunedByRarest = 0;
+    let rarestAloneWouldBeWrong = 0;
     for (const query of queries()) {
       const tokens = queryTokens(query);
       for (const limit of [1, 7, 50]) {
@@ -115,13 +138,20 @@ describe("ranking from the sections holding every word", () => {
           `${query} (limit ${limit})`,
         ).toEqual(expected);
         if (result.ranking === "all-words") pruned++;
-        else if (allWordsOnly(tokens, limit).join() !== expected.map((row) => row.slug).join()) prunedDiffersFromAllWordsAlone++;
+        else if (result.ranking === "rarest-word") prunedByRarest++;
+        else {
+          const slugs = expected.map((row) => row.slug).join();
+          if (allWordsOnly(tokens, limit).join() !== slugs) prunedDiffersFromAllWordsAlone++;
+          if (rarestWordOnly(tokens, limit).join() !== slugs) rarestAloneWouldBeWrong++;
+        }
       }
     }
-    // Both paths were taken, and answering from the all-words sections without the bound
-    // would have been wrong somewhere: the bound is what keeps the answer exact.
+    // Every path was taken, and answering from the all-words or the rarest word's sections
+    // without the bound would have been wrong somewhere: the bound is what keeps the answer exact.
     expect(pruned).toBeGreaterThan(0);
+    expect(prunedByRarest).toBeGreaterThan(0);
     expect(prunedDiffersFromAllWordsAlone).toBeGreaterThan(0);
+    expect(rarestAloneWouldBeWrong).toBeGreaterThan(0);
   });
 
   test("reports the same total as counting every page that matches any word", () => {

@@ -36,8 +36,8 @@ export interface SearchResult {
   ranking: Ranking;
 }
 
-/** recency: no query words; any-word: every matching section scored; all-words: see rankedPages. */
-type Ranking = "recency" | "any-word" | "all-words";
+/** recency: no query words; any-word: every matching section scored; all-words and rarest-word: see rankedPages. */
+type Ranking = "recency" | "any-word" | "all-words" | "rarest-word";
 
 export interface SearchContext {
   db: Db;
@@ -105,9 +105,10 @@ function search(ctx: SearchContext, request: SearchRequest, countTotal: boolean)
  * Text mode. A query matches any of its words, as prefixes; FTS5 scores every matching
  * section (BM25: title 5, heading 3, body 1), and the best section of each page
  * represents it (ties: the earlier section). Scoring is most of a broad query's cost, so
- * a bounded query of several words first ranks only the sections holding all of them:
- * when the page at the cut scores better than any section lacking a word can (see
- * `partialMatchBound`), no other section can change the answer, and the full ranking is
+ * a bounded query of several words first ranks only some of the sections, each scored
+ * exactly as the full ranking scores it: those holding every word, then those holding its
+ * rarest word. When the page at the cut scores better than any section left out can (see
+ * `shareBounds`), no other section can change the answer, and the full ranking is
  * skipped. The answer is the same either way; see almanac/decisions/search-returns-the-best-50.md.
  */
 function rankedPages(
@@ -120,16 +121,31 @@ function rankedPages(
   const phrases = tokens.map((t) => `"${t.replace(/"/g, '""')}"*`);
   const anyWord = phrases.join(" OR ");
   if (Number.isFinite(limit) && limit > 0 && phrases.length > 1) {
+    const shares = phraseShares(ctx.db, phrases);
+    const total = () => (countTotal ? matchingPages(ctx.db, anyWord, filter) : null);
+    // A section lacking one of the words scores less than the other words' shares can add up to.
+    // Its phrases are the any-word query's, in the same order, so it scores each section the same.
     const best = rankedSections(ctx.db, phrases.join(" AND "), filter, limit);
-    const cut = best.at(-1);
-    if (best.length === limit && cut && -cut.score > partialMatchBound(ctx.db, phrases)) {
+    if (clearsBound(best, limit, shares.sum - shares.least)) {
       trace(`search: ${best.length} pages ranked by their sections holding every word`);
-      return { rows: best, total: countTotal ? matchingPages(ctx.db, anyWord, filter) : null, ranking: "all-words" };
+      return { rows: best, total: total(), ranking: "all-words" };
+    }
+    // A section lacking the rarest word scores less than the other words' shares can add up to.
+    const rarest = rankedSections(ctx.db, anyWord, filter, limit, phrases[shares.rarest]!);
+    if (clearsBound(rarest, limit, shares.sum - shares.most)) {
+      trace(`search: ${rarest.length} pages ranked by their sections holding the rarest word`);
+      return { rows: rarest, total: total(), ranking: "rarest-word" };
     }
   }
   const rows = rankedSections(ctx.db, anyWord, filter, limit);
   trace(`search: ${rows.length} pages ranked`);
   return { rows: limit === 0 ? [] : rows, total: rows[0]?.total ?? 0, ranking: "any-word" };
+}
+
+/** A full page of rows whose cut scores better than `bound` (scores are negated BM25). A margin covers rounding. */
+function clearsBound(rows: RankedRow[], limit: number, bound: number): boolean {
+  const cut = rows.at(-1);
+  return rows.length === limit && cut !== undefined && -cut.score > bound * (1 + 1e-9) + 1e-12;
 }
 
 /**
@@ -140,13 +156,16 @@ function rankedPages(
  * well as the cut, and joins page and heading rows.
  * Section rowids encode their page, so grouping needs no join.
  */
-function rankedSections(db: Db, match: string, filter: Filter, limit: number): RankedRow[] {
+function rankedSections(db: Db, match: string, filter: Filter, limit: number, within?: string): RankedRow[] {
   const bounded = Number.isFinite(limit);
   const take = bounded ? Math.max(limit, 1) : -1;
+  // Only the sections `within` matches are scored, and each as `match` scores it.
+  // `+rowid`: a filter on the matches, never a lookup FTS5 would run the whole query for per rowid.
+  const only = within === undefined ? "" : "AND +rowid IN (SELECT rowid FROM sections_fts WHERE sections_fts MATCH ?)";
   return db
     .prepare(
       `WITH hits AS MATERIALIZED (
-         SELECT rowid AS sid, bm25(sections_fts, ${BM25_WEIGHTS.join(", ")}) AS score FROM sections_fts WHERE sections_fts MATCH ?
+         SELECT rowid AS sid, bm25(sections_fts, ${BM25_WEIGHTS.join(", ")}) AS score FROM sections_fts WHERE sections_fts MATCH ? ${only}
        ),
        best AS MATERIALIZED (
          SELECT sid / ${SECTION_SLOTS} AS page, min(score) AS score FROM hits GROUP BY 1
@@ -167,7 +186,7 @@ function rankedSections(db: Db, match: string, filter: Filter, limit: number): R
        ORDER BY b.score, p.updated_at DESC, p.slug
        LIMIT ?`,
     )
-    .all(match, ...(filter.active ? filter.params : []), ...(bounded ? [take - 1] : []), take) as RankedRow[];
+    .all(match, ...(within === undefined ? [] : [within]), ...(filter.active ? filter.params : []), ...(bounded ? [take - 1] : []), take) as RankedRow[];
 }
 
 type RankedRow = Row & { score: number; total: number };
@@ -189,15 +208,15 @@ const BM25_WEIGHTS = [5.0, 3.0, 1.0];
 const BM25_K1 = 1.2;
 
 /**
- * More than any section lacking one of the phrases can score. FTS5's BM25 adds, for each
- * phrase a section holds, idf × f × (k1 + 1) / (f + k1 × (1 − b + b × length / average)),
- * where f is the phrase's weighted count in the section; the fraction is below 1 however
- * large f is, so a phrase adds less than idf × (k1 + 1). A section lacking a phrase adds
- * at most every other phrase's share, the most when it lacks the one of smallest idf.
- * idf is FTS5's own: ln((N − n + 0.5) / (n + 0.5)) over N search rows, n of them holding
- * the phrase, and 1e-6 where that is not positive. A margin covers rounding.
+ * Each phrase's most, and their sum: FTS5's BM25 adds, for each phrase a section holds,
+ * idf × f × (k1 + 1) / (f + k1 × (1 − b + b × length / average)), where f is the phrase's
+ * weighted count in the section; the fraction is below 1 however large f is, so a phrase
+ * adds less than its share, idf × (k1 + 1). A section lacking a phrase scores less than
+ * the sum of the other shares. idf is FTS5's own: ln((N − n + 0.5) / (n + 0.5)) over N
+ * search rows, n of them holding the phrase, and 1e-6 where that is not positive.
+ * `rarest` is the index of the phrase with the largest share.
  */
-function partialMatchBound(db: Db, phrases: string[]): number {
+function phraseShares(db: Db, phrases: string[]): { sum: number; least: number; most: number; rarest: number } {
   const rows = db.prepare("SELECT count(*) FROM sections").pluck().get() as number;
   const count = db.prepare("SELECT count(*) FROM sections_fts WHERE sections_fts MATCH ?").pluck();
   const shares = phrases.map((phrase) => {
@@ -205,8 +224,8 @@ function partialMatchBound(db: Db, phrases: string[]): number {
     const idf = Math.log((rows - n + 0.5) / (n + 0.5));
     return (idf > 0 ? idf : 1e-6) * (BM25_K1 + 1);
   });
-  const sum = shares.reduce((a, b) => a + b, 0);
-  return (sum - Math.min(...shares)) * (1 + 1e-9) + 1e-12;
+  const most = Math.max(...shares);
+  return { sum: shares.reduce((a, b) => a + b, 0), least: Math.min(...shares), most, rarest: shares.indexOf(most) };
 }
 
 interface Filter {
