@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { spawnSync } from "node:child_process";
 import { appendFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { ROOT, sandbox, type Sandbox } from "../support/cli.js";
+import { sandbox, type Sandbox } from "../support/cli.js";
+import { generateBenchWiki } from "../support/bench-wiki.js";
 
 /**
  * Index hygiene: rebuilds and edits must not leave the index file growing with free pages.
@@ -18,10 +18,7 @@ let root: string;
 beforeAll(() => {
   box = sandbox();
   root = join(box.dir, "repo");
-  const generated = spawnSync(process.execPath, [join(ROOT, "bench", "generate-wiki.mjs"), "--pages", String(PAGES), "--out", root, "--seed", "3"], {
-    encoding: "utf8",
-  });
-  expect(generated.status, generated.stderr).toBe(0);
+  generateBenchWiki(root, PAGES, 3);
 });
 
 afterAll(() => box?.cleanup());

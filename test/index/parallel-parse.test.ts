@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { spawnSync } from "node:child_process";
 import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { ROOT, page, sandbox, type Sandbox } from "../support/cli.js";
+import { page, sandbox, type Sandbox } from "../support/cli.js";
 import { indexContents } from "../support/index-contents.js";
+import { generateBenchWiki } from "../support/bench-wiki.js";
 
 /**
  * Big rebuilds parse on worker threads (src/index/parse-pool.ts) while the main thread
@@ -18,12 +18,7 @@ let root: string;
 beforeAll(() => {
   box = sandbox();
   root = join(box.dir, "repo");
-  const generated = spawnSync(
-    process.execPath,
-    [join(ROOT, "bench", "generate-wiki.mjs"), "--pages", String(PAGES), "--out", root, "--seed", "7"],
-    { encoding: "utf8" },
-  );
-  expect(generated.status, generated.stderr).toBe(0);
+  generateBenchWiki(root, PAGES, 7);
   // The cases that take other paths through the parser and the router.
   const extra: Record<string, string | Buffer> = {
     "odd/crlf-bom.md": `\uFEFF${page({ title: "Windows page", topics: ["odd"], body: "Lead words.\n\n## Part one\n\nCarriage returns here.\n\n## Part two\n\nMore." }).replace(/\n/g, "\r\n")}`,

@@ -7,7 +7,8 @@ import { searchHits, searchPages, type SearchContext } from "../../src/index/vie
 import { queryTokens } from "../../src/index/views/query.js";
 import { SECTION_SLOTS } from "../../src/index/layout.js";
 import type { Db } from "../../src/core/sqlite.js";
-import { ROOT, sandbox, type Sandbox } from "../support/cli.js";
+import { sandbox, type Sandbox } from "../support/cli.js";
+import { generateBenchWiki } from "../support/bench-wiki.js";
 
 /**
  * A bounded query of several words may be answered from the sections holding all of them,
@@ -26,10 +27,7 @@ let ctx: SearchContext;
 beforeAll(() => {
   box = sandbox();
   root = join(box.dir, "repo");
-  const generated = spawnSync(process.execPath, [join(ROOT, "bench", "generate-wiki.mjs"), "--pages", "600", "--out", root, "--seed", "11"], {
-    encoding: "utf8",
-  });
-  expect(generated.status, generated.stderr).toBe(0);
+  generateBenchWiki(root, 600, 11);
   spawnSync("git", ["init", "-q"], { cwd: root });
   const built = box.run(["reindex", "--json"], { cwd: root });
   expect(built.code, built.stderr).toBe(0);

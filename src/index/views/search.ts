@@ -131,7 +131,9 @@ function rankedPages(
       return { rows: best, total: total(), ranking: "all-words" };
     }
     // A section lacking the rarest word scores less than the other words' shares can add up to.
-    const rarest = rankedSections(ctx.db, anyWord, filter, limit, phrases[shares.rarest]!);
+    // Tried only when it scores at most about half the sections the full ranking would, so a
+    // query it cannot settle costs at most half as much again.
+    const rarest = shares.rows[shares.rarest]! * 2 <= shares.rows.reduce((a, b) => a + b, 0) ? rankedSections(ctx.db, anyWord, filter, limit, phrases[shares.rarest]!) : [];
     if (clearsBound(rarest, limit, shares.sum - shares.most)) {
       trace(`search: ${rarest.length} pages ranked by their sections holding the rarest word`);
       return { rows: rarest, total: total(), ranking: "rarest-word" };
@@ -214,18 +216,19 @@ const BM25_K1 = 1.2;
  * adds less than its share, idf × (k1 + 1). A section lacking a phrase scores less than
  * the sum of the other shares. idf is FTS5's own: ln((N − n + 0.5) / (n + 0.5)) over N
  * search rows, n of them holding the phrase, and 1e-6 where that is not positive.
- * `rarest` is the index of the phrase with the largest share.
+ * `rarest` is the index of the phrase with the largest share; `rows` how many search rows
+ * hold each phrase.
  */
-function phraseShares(db: Db, phrases: string[]): { sum: number; least: number; most: number; rarest: number } {
-  const rows = db.prepare("SELECT count(*) FROM sections").pluck().get() as number;
+function phraseShares(db: Db, phrases: string[]): { sum: number; least: number; most: number; rarest: number; rows: number[] } {
+  const total = db.prepare("SELECT count(*) FROM sections").pluck().get() as number;
   const count = db.prepare("SELECT count(*) FROM sections_fts WHERE sections_fts MATCH ?").pluck();
-  const shares = phrases.map((phrase) => {
-    const n = count.get(phrase) as number;
-    const idf = Math.log((rows - n + 0.5) / (n + 0.5));
+  const rows = phrases.map((phrase) => count.get(phrase) as number);
+  const shares = rows.map((n) => {
+    const idf = Math.log((total - n + 0.5) / (n + 0.5));
     return (idf > 0 ? idf : 1e-6) * (BM25_K1 + 1);
   });
   const most = Math.max(...shares);
-  return { sum: shares.reduce((a, b) => a + b, 0), least: Math.min(...shares), most, rarest: shares.indexOf(most) };
+  return { sum: shares.reduce((a, b) => a + b, 0), least: Math.min(...shares), most, rarest: shares.indexOf(most), rows };
 }
 
 interface Filter {
