@@ -310,3 +310,18 @@ export function holdingExclusiveLock<T>(lockFile: string, timeoutMs: number, bod
     lock.close();
   }
 }
+
+const statements = new WeakMap<Db, Map<string, Database.Statement>>();
+
+/**
+ * A statement prepared once per connection: warm readers (the MCP server, the viewer)
+ * run the same few on every call. Each SQL text must always be used in the same mode
+ * (`pluck`, `raw`), which the caller sets.
+ */
+export function cachedStatement(db: Db, sql: string): Database.Statement {
+  let byText = statements.get(db);
+  if (!byText) statements.set(db, (byText = new Map()));
+  let statement = byText.get(sql);
+  if (!statement) byText.set(sql, (statement = db.prepare(sql)));
+  return statement;
+}

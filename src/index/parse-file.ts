@@ -7,6 +7,7 @@ import { isLandingPath } from "../wiki/slug.js";
 import type { ScannedFile } from "./scan.js";
 import { MAX_INDEXED_BYTES } from "./layout.js";
 import { readPageHead, type PageHead } from "./page-file.js";
+import { pageTerms, type PageTerms } from "./search-terms.js";
 
 /** Loaded lazily: this module pulls in markdown-it and yaml, which unchanged reads never need. */
 
@@ -16,12 +17,11 @@ export interface FileProblem {
   line: number | null;
 }
 
-/** One search section as the index stores it: its body is indexed, and only its span kept. */
+/** One search section as the index stores it: its heading, and where its body lies (its terms are the page's `search`). */
 export interface IndexedSection {
   heading: string;
-  body: string;
   /**
-   * `body` is `text.slice(start, end)` of the page text as decoded here (UTF-8, a leading BOM
+   * The body is `text.slice(start, end)` of the page text as decoded here (UTF-8, a leading BOM
    * dropped), which src/index/views/section-text.ts decodes the same way to cut excerpts.
    */
   start: number;
@@ -34,6 +34,8 @@ export interface IndexedSection {
  */
 export type IndexedPage = Pick<ParsedPage, "title" | "summary" | "topics" | "sources" | "file_refs" | "links" | "citations"> & {
   sections: IndexedSection[];
+  /** The sections' terms, for search (src/index/search-terms.ts). */
+  search: PageTerms;
   /** `evidenceDigest` of the page's file sources, computed by the parser so the writing thread (a rebuild's critical path) need not. */
   evidenceDigest: string;
 };
@@ -108,9 +110,10 @@ function indexedPage(page: ParsedPage, relPath: string): IndexedPage {
   const { title, summary, topics, sources, file_refs, links, citations } = page;
   const sections = page.sections.map((section, i) => {
     const [start, end] = page.section_spans[i]!;
-    return { heading: section.heading, body: section.body, start, end };
+    return { heading: section.heading, start, end };
   });
-  return { title, summary, topics, sources, file_refs, links, citations, sections, evidenceDigest: evidenceDigest(relPath, sources) };
+  const search = pageTerms(title, page.sections);
+  return { title, summary, topics, sources, file_refs, links, citations, sections, search, evidenceDigest: evidenceDigest(relPath, sources) };
 }
 
 function skipped(file: ScannedFile, hash: string, category: string, message: string): ParsedFile {

@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
+import { vocabulary } from "./search-terms.js";
 import type { ParsedFile, PageParser } from "./parse-file.js";
 import type { ScannedFile } from "./scan.js";
 
@@ -53,6 +54,8 @@ export function inlineParser(parser: PageParser, wikiRoot: string): BatchParser 
 
 interface PoolWorker {
   worker: Worker;
+  /** The worker's term numbers, as numbers in this thread's vocabulary. */
+  terms: number[];
   pending: Map<number, { resolve: (results: ParsedFile[]) => void; reject: (error: unknown) => void }>;
 }
 
@@ -96,17 +99,28 @@ const WORKER_YOUNG_GENERATION_MB = 4;
 
 function startWorker(script: URL): PoolWorker {
   const worker = new Worker(script, { resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB } });
-  const entry: PoolWorker = { worker, pending: new Map() };
-  entry.worker.on("message", (message: { id: number; results: ParsedFile[] }) => {
+  const entry: PoolWorker = { worker, terms: [], pending: new Map() };
+  entry.worker.on("message", (message: { id: number; results: ParsedFile[]; terms: { from: number; names: string[] } }) => {
     const request = entry.pending.get(message.id);
     entry.pending.delete(message.id);
-    request?.resolve(message.results);
+    request?.resolve(renumbered(entry, message.results, message.terms));
   });
   entry.worker.on("error", (error) => {
     for (const request of entry.pending.values()) request.reject(error);
     entry.pending.clear();
   });
   return entry;
+}
+
+/** A worker's results with their sections' terms in this thread's numbering (messages arrive in the order the worker numbered them). */
+function renumbered(entry: PoolWorker, results: ParsedFile[], terms: { from: number; names: string[] }): ParsedFile[] {
+  if (terms.from !== entry.terms.length) throw new Error(`parse worker sent term ${terms.from}, expected ${entry.terms.length}`);
+  for (const name of terms.names) entry.terms.push(vocabulary.number(name));
+  for (const result of results) {
+    const numbers = result.page?.search.terms ?? [];
+    for (let i = 0; i < numbers.length; i++) numbers[i] = entry.terms[numbers[i]!]!;
+  }
+  return results;
 }
 
 /**

@@ -7,6 +7,7 @@ import { comparePaths, isRacy, scanWiki, snapshotOf, type ScanSnapshot, type Sca
 import type { ParsedFile, PageParser } from "./parse-file.js";
 import type { BatchParser, ParseJob } from "./parse-pool.js";
 import { SECTION_SLOTS } from "./layout.js";
+import { PostingsWriter } from "./postings.js";
 import { readMeta, writeMeta } from "./meta.js";
 import { createPageIndexes, recreatePageTables } from "./schema.js";
 import { filesOfSlugs, listedChanges, SNAPSHOT_KEY, type ListedChanges } from "./changes.js";
@@ -262,7 +263,7 @@ export class IndexWriter {
     trace("refresh: planned");
     // A full build starts from empty page tables and indexes them once it has inserted.
     if (plan.bulk) recreatePageTables(db);
-    const statements = prepareStatements(db);
+    const statements = prepareStatements(db, plan.bulk);
     const tally: Tally = { created: [], updated: [], deleted: [], topicsChanged: force, decided: new Set() };
     for (const rel of plan.removedPaths) {
       statements.deleteFile.run(rel);
@@ -275,6 +276,7 @@ export class IndexWriter {
       }
     }
     this.restamp(plan, statements, tally.decided);
+    statements.postings.flush();
     if (plan.bulk) createPageIndexes(db);
     trace("refresh: pages written");
     const topicsChanged = this.refreshTopicsStamp(scan, plan.now, force);
@@ -394,7 +396,7 @@ export class IndexWriter {
       tally.decided.add(rel);
       if (result.state === "page") {
         // A forced rebuild has cleared every page already; a new slug has no row to replace.
-        if (existed && !plan.force) statements.deletePage.run(slug);
+        if (existed && !plan.force) deletePage(statements, slug);
         const topics = this.storeParsed(statements, result, plan.now);
         if (topics !== plan.previousTopics.get(slug)) tally.topicsChanged = true;
         (existed ? tally.updated : tally.created).push(slug);
@@ -404,7 +406,7 @@ export class IndexWriter {
       this.storeParsed(statements, result, plan.now);
     }
     if (winner === null) {
-      if (existed && !plan.force) statements.deletePage.run(slug);
+      if (existed && !plan.force) deletePage(statements, slug);
       if (existed) tally.deleted.push(slug);
       if ((plan.previousTopics.get(slug) ?? "[]") !== "[]") tally.topicsChanged = true;
       return;
@@ -469,12 +471,12 @@ export class IndexWriter {
     for (const id of new Set(page.citations)) statements.insertCitation.run(slug, id);
     for (const target of new Set(page.links)) statements.insertLink.run(slug, target);
     // Rowids encode the page; a page with more sections than slots keeps its first ones.
-    // The text goes to the search table only; the section row keeps where it lies in the file.
+    // The terms go to the postings only; the section row keeps where its text lies in the file.
     const sections = page.sections.slice(0, SECTION_SLOTS);
     sections.forEach((section, ordinal) => {
       const id = pageId * SECTION_SLOTS + ordinal;
-      statements.insertSection.run(id, pageId, section.heading, section.start, section.end);
-      statements.insertSearchRow.run(id, page.title, section.heading, section.body);
+      statements.insertSection.run(id, pageId, section.heading, section.start, section.end, page.search.lengths[ordinal]);
+      statements.postings.addSection(id, page.search, ordinal);
     });
     return topicsJson;
   }
@@ -543,11 +545,20 @@ interface Statements {
   insertCitation: Statement;
   insertLink: Statement;
   insertSection: Statement;
-  insertSearchRow: Statement;
+  pageId: Statement;
+  postings: PostingsWriter;
 }
 
-function prepareStatements(db: Db): Statements {
+/** A page's postings go with its rows (which its sections follow by cascade). */
+function deletePage(statements: Statements, slug: string): void {
+  const id = statements.pageId.get(slug) as number | undefined;
+  if (id !== undefined) statements.postings.removePage(id);
+  statements.deletePage.run(slug);
+}
+
+function prepareStatements(db: Db, bulk: boolean): Statements {
   return {
+    postings: new PostingsWriter(db, bulk),
     upsertFile: db.prepare(
       `INSERT INTO files (rel_path, size, mtime_ms, checked_at, content_hash, slug, state) VALUES (?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT(rel_path) DO UPDATE SET size = excluded.size, mtime_ms = excluded.mtime_ms, checked_at = excluded.checked_at,
@@ -568,8 +579,8 @@ function prepareStatements(db: Db): Statements {
     ),
     insertCitation: db.prepare("INSERT OR IGNORE INTO page_citations (page_slug, source_id) VALUES (?, ?)"),
     insertLink: db.prepare("INSERT OR IGNORE INTO page_links (source_slug, target_slug) VALUES (?, ?)"),
-    insertSection: db.prepare("INSERT INTO sections (id, page_id, heading, body_start, body_end) VALUES (?, ?, ?, ?, ?)"),
-    insertSearchRow: db.prepare("INSERT INTO sections_fts (rowid, page_title, heading, body) VALUES (?, ?, ?, ?)"),
+    insertSection: db.prepare("INSERT INTO sections (id, page_id, heading, body_start, body_end, length) VALUES (?, ?, ?, ?, ?, ?)"),
+    pageId: db.prepare("SELECT id FROM pages WHERE slug = ?").pluck(),
   };
 }
 

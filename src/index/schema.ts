@@ -2,18 +2,11 @@ import type { Db, Migration } from "../core/sqlite.js";
 
 /**
  * The per-repository index is derived and disposable. Page text is stored nowhere in it:
- * the search table is contentless FTS5 (its terms only), the writer inserts each section's
- * text into it directly, and `sections` keeps each section's heading and where its body lies
- * in the page file, for excerpts. Deleting a page deletes its sections by cascade, and a
- * trigger their search rows (contentless_delete). Section rowids follow layout.ts.
+ * search keeps postings (terms and their counts, src/index/postings.ts), and `sections`
+ * keeps each section's heading, its length in terms and where its body lies in the page
+ * file, for excerpts. Deleting a page deletes its sections by cascade; the writer drops
+ * its postings. Section rowids follow layout.ts.
  */
-
-/**
- * FTS5 buffers new terms in memory up to this size before writing a segment (default 1 MB).
- * A full build of 10,000 pages then writes a few large segments instead of hundreds of
- * small ones that must be merged, which was most of the build's write time.
- */
-const FTS_HASH_BYTES = 16 * 1024 * 1024;
 
 /** Files seen, topics and meta: kept across a full rebuild. */
 const BASE_TABLES = `
@@ -120,18 +113,16 @@ const PAGE_TABLES = `
           page_id INTEGER NOT NULL REFERENCES pages(id) ON DELETE CASCADE,
           heading TEXT NOT NULL,
           body_start INTEGER NOT NULL,
-          body_end INTEGER NOT NULL
+          body_end INTEGER NOT NULL,
+          length INTEGER NOT NULL
         );
 
-        CREATE VIRTUAL TABLE sections_fts USING fts5(
-          page_title, heading, body,
-          content='', contentless_delete=1,
-          tokenize='unicode61 remove_diacritics 2'
-        );
-        INSERT INTO sections_fts(sections_fts, rank) VALUES ('hashsize', ${FTS_HASH_BYTES});
-        CREATE TRIGGER sections_ad AFTER DELETE ON sections BEGIN
-          DELETE FROM sections_fts WHERE rowid = old.id;
-        END;
+        CREATE TABLE postings (
+          term TEXT NOT NULL,
+          segment INTEGER NOT NULL,
+          data BLOB NOT NULL,
+          PRIMARY KEY (segment, term)
+        ) WITHOUT ROWID;
 `;
 
 /** Secondary indexes of the page tables: a full rebuild creates them after its bulk insert. */
@@ -143,7 +134,7 @@ const PAGE_INDEXES = `
 `;
 
 /** The tables a full rebuild replaces, children (and the search table) first. */
-const PAGE_TABLE_NAMES = ["sections_fts", "sections", "page_topics", "file_refs", "page_sources", "page_citations", "page_links", "pages"];
+const PAGE_TABLE_NAMES = ["sections_fts", "postings", "sections", "page_topics", "file_refs", "page_sources", "page_citations", "page_links", "pages"];
 
 /**
  * Empties every page table for a full rebuild by dropping and creating them (much faster
@@ -184,4 +175,5 @@ export const indexMigrations: Migration[] = [
   },
   { version: 5, name: "contentless search table; sections keep spans into the page file, not its text", up: recreate },
   { version: 6, name: "file sources keep their cited lines and evidence stamp", up: recreate },
+  { version: 7, name: "search keeps its own postings and scores them (no FTS5 table)", up: recreate },
 ];

@@ -69,8 +69,8 @@ describe("a damaged index is rebuilt and the command answers", () => {
     }
   });
 
-  test("a garbled leaf of the search table and of the sections table", () => {
-    for (const [table, kind] of [["sections_fts_data", "leaf"], ["sections", "internal"]] as const) {
+  test("a garbled leaf of the search postings and of the sections table", () => {
+    for (const [table, kind] of [["postings", "leaf"], ["sections", "internal"]] as const) {
       restoreHealthy();
       const pages = btreePages(healthy, table, kind);
       expect(pages.length, table).toBeGreaterThan(0);

@@ -6,6 +6,7 @@ import { openDatabase, type Db } from "../../src/core/sqlite.js";
 import { indexMigrations } from "../../src/index/schema.js";
 import { IndexWriter } from "../../src/index/refresh.js";
 import { createPageParser } from "../../src/index/parse-file.js";
+import { termsOf, vocabulary } from "../../src/index/search-terms.js";
 import { searchPages } from "../../src/index/views/search.js";
 import { page, writeWiki } from "../support/cli.js";
 
@@ -49,8 +50,20 @@ describe("section spans", () => {
       writeFileSync(absPath, content);
       const parsed = parser.parseFile({ relPath: rel, absPath, size: 0, mtimeMs: 0, slug: rel.slice(0, -3) }, realpathSync(dir));
       const text = new TextDecoder("utf-8").decode(readFileSync(absPath));
-      expect(parsed.page!.sections.length).toBeGreaterThan(0);
-      for (const section of parsed.page!.sections) expect(text.slice(section.start, section.end), rel).toBe(section.body);
+      const page = parsed.page!;
+      expect(page.sections.length).toBeGreaterThan(0);
+      page.sections.forEach((section, i) => {
+        // What was indexed for the section is the title, the heading and exactly the span's text.
+        const expected = new Map<string, number>();
+        const add = (terms: string[], weight: number) => terms.forEach((t) => expected.set(t, (expected.get(t) ?? 0) + weight));
+        add(termsOf(page.title), 5);
+        add(termsOf(section.heading), 3);
+        add(termsOf(text.slice(section.start, section.end)), 1);
+        const from = i === 0 ? 0 : page.search.ends[i - 1]!;
+        const indexed = new Map<string, number>();
+        for (let k = from; k < page.search.ends[i]!; k++) indexed.set(vocabulary.names[page.search.terms[k]!]!, page.search.weights[k]!);
+        expect(indexed, `${rel} section ${i}`).toEqual(expected);
+      });
     }
   });
 });

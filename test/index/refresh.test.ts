@@ -8,6 +8,7 @@ import { indexMigrations } from "../../src/index/schema.js";
 import { IndexWriter } from "../../src/index/refresh.js";
 import { createPageParser, type PageParser } from "../../src/index/parse-file.js";
 import { searchPages } from "../../src/index/views/search.js";
+import { readSearchTotals } from "../../src/index/postings.js";
 import { page, writeWiki } from "../support/cli.js";
 
 interface Harness {
@@ -157,7 +158,8 @@ describe("incremental refresh", () => {
     const outcome = await h.writer.refresh(true);
     expect(h.parsed.sort()).toEqual(["README.md", "a.md", "b.md"]);
     expect(outcome.result).toMatchObject({ changed: 3, removed: 0, pages_indexed: 3, files_seen: 3, files_skipped: 0 });
-    expect(h.db.prepare("SELECT COUNT(*) FROM sections_fts").pluck().get()).toBe(3);
+    expect(h.db.prepare("SELECT COUNT(*) FROM sections").pluck().get()).toBe(3);
+    expect(readSearchTotals(h.db).sections).toBe(3);
   });
 });
 
@@ -186,7 +188,7 @@ describe("index schema", () => {
     h.db = openDatabase(file, { migrations: indexMigrations, onNewerSchema: "recreate" });
     h.writer = new IndexWriter({ db: h.db, almanacPath: h.almanac, wikiRoot: realpathSync(h.almanac), now: () => h.clock.now, loadParser: async () => createPageParser() });
     const columns = h.db.prepare("SELECT name FROM pragma_table_info('sections')").pluck().all();
-    expect(columns).toEqual(["id", "page_id", "heading", "body_start", "body_end"]);
+    expect(columns).toEqual(["id", "page_id", "heading", "body_start", "body_end", "length"]);
     expect(h.db.prepare("SELECT COUNT(*) FROM meta").pluck().get()).toBe(0);
     await h.writer.refresh();
     const ctx = { db: h.db, almanacPath: h.almanac, wikiRoot: realpathSync(h.almanac), repositoryRoot: h.dir };

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import Database from "better-sqlite3";
 import { SECTION_SLOTS } from "../../src/index/layout.js";
+import { decodeInto, type Postings } from "../../src/index/postings.js";
 
 /** Times of the refresh itself, which differ between any two builds. */
 const CLOCK_COLUMNS = new Set(["checked_at"]);
@@ -12,7 +13,7 @@ export interface IndexContents {
 
 /**
  * Every table's rows of an index file, sorted, without the times of the refresh that wrote
- * them; the search table as its full term instance list (term, row, column, offset), hashed.
+ * them; the postings decoded, one line per term and section (term, section, weight, length), hashed.
  * Two indexes of the same wiki must give equal contents however they were built. With
  * `byRoute`, page ids (which an incremental refresh and a rebuild assign differently, and
  * which section rowids encode) are replaced by the page's slug and the section's ordinal.
@@ -21,7 +22,7 @@ export function indexContents(file: string, { byRoute = false } = {}): IndexCont
   const db = new Database(file);
   try {
     const names = db
-      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'sections_fts%' ORDER BY name")
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name != 'postings' ORDER BY name")
       .pluck()
       .all() as string[];
     const tables: Record<string, unknown[]> = {};
@@ -44,20 +45,19 @@ export function indexContents(file: string, { byRoute = false } = {}): IndexCont
       });
       tables[name] = rows.sort();
     }
-    // Contentless FTS5 keeps no text to compare; its vocabulary, instance by instance, is the index itself.
-    db.exec("CREATE VIRTUAL TABLE temp.terms USING fts5vocab(main, sections_fts, 'instance')");
+    // Postings rows depend on page ids and how pages fall into segments; what they hold must not.
     const hash = createHash("sha256");
     let count = 0;
-    const instances = (db.prepare("SELECT term, doc, col, offset FROM temp.terms").raw().all() as [string, number, string, number][]).map(
-      ([term, doc, col, offset]) => JSON.stringify([term, route(doc), col, offset]),
-    );
-    for (const line of instances.sort()) {
+    const lines: string[] = [];
+    for (const [term, segment, data] of db.prepare("SELECT term, segment, data FROM postings").raw().all() as [string, number, Buffer][]) {
+      const postings: Postings = { rowids: [], weights: [], lengths: [] };
+      decodeInto(segment, data, postings);
+      postings.rowids.forEach((rowid, i) => lines.push(JSON.stringify([term, route(rowid), postings.weights[i], postings.lengths[i]])));
+    }
+    for (const line of lines.sort()) {
       hash.update(`${line}\n`);
       count++;
     }
-    tables.sections_fts_docsize = (db.prepare("SELECT id, sz FROM sections_fts_docsize").raw().all() as [number, Buffer][])
-      .map(([id, sz]) => `${route(id)}:${sz.toString("hex")}`)
-      .sort();
     return { tables, searchTerms: { count, sha256: hash.digest("hex") } };
   } finally {
     db.close();

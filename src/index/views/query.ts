@@ -1,4 +1,5 @@
 import { excerptText } from "./excerpt-text.js";
+import { termsOf } from "../search-terms.js";
 import type { Stretch } from "../../wiki/markdown-code.js";
 
 /**
@@ -13,7 +14,8 @@ const STOP_WORDS = new Set(
 );
 
 export function queryTokens(query: string): string[] {
-  const words = query.normalize("NFKC").toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [];
+  // The index's terms (src/index/search-terms.ts): "retry_budget" is the words retry and budget.
+  const words = termsOf(query.normalize("NFKC"));
   const unique = [...new Set(words)];
   const meaningful = unique.filter((w) => !STOP_WORDS.has(w));
   return meaningful.length > 0 ? meaningful : unique;

@@ -1,11 +1,12 @@
 import { isDirectoryWithin } from "../../core/fs.js";
 import { join } from "node:path";
-import type { Db } from "../../core/sqlite.js";
+import { cachedStatement, type Db } from "../../core/sqlite.js";
 import { kebab } from "../../core/kebab.js";
 import { normalizeRefPath } from "../../wiki/file-refs.js";
 import { descendantsOf } from "./topic-graph.js";
 import { excerpter, queryTokens } from "./query.js";
 import { SECTION_SLOTS } from "../layout.js";
+import { postingsWithPrefix, readSearchTotals, type WordPostings } from "../postings.js";
 import { trace } from "../../core/trace.js";
 import { sectionText, type SectionRef } from "./section-text.js";
 import type { PageRow } from "./viewer.js";
@@ -36,8 +37,8 @@ export interface SearchResult {
   ranking: Ranking;
 }
 
-/** recency: no query words; any-word: every matching section scored; all-words and rarest-word: see rankedPages. */
-type Ranking = "recency" | "any-word" | "all-words" | "rarest-word";
+/** recency: no query words; any-word: every matching section scored (see rankedPages). */
+type Ranking = "recency" | "any-word";
 
 export interface SearchContext {
   db: Db;
@@ -58,22 +59,19 @@ interface Row extends PageRow {
   mtime_ms?: number | null;
 }
 
-/** The hits alone, for a caller that shows no total: a bounded answer may then skip counting. */
+/** The hits alone, for a caller that shows no total. */
 export function searchHits(ctx: SearchContext, request: SearchRequest): SearchHit[] {
-  return search(ctx, request, false).hits;
+  return searchPages(ctx, request).hits;
 }
 
 export function searchPages(ctx: SearchContext, request: SearchRequest): SearchResult {
-  return search(ctx, request, true) as SearchResult;
-}
-
-function search(ctx: SearchContext, request: SearchRequest, countTotal: boolean): Omit<SearchResult, "total"> & { total: number | null } {
   const { db } = ctx;
+  trace("search: start");
   const filter = pageFilter(ctx, request);
   const limit = request.limit ?? Infinity;
   const tokens = queryTokens(request.query ?? "");
   let rows: Row[];
-  let total: number | null;
+  let total: number;
   let ranking: Ranking = "recency";
   if (tokens.length === 0) {
     rows = db
@@ -84,7 +82,7 @@ function search(ctx: SearchContext, request: SearchRequest, countTotal: boolean)
       .all(...filter.params, Number.isFinite(limit) ? limit : -1) as Row[];
     total = rows.length < limit ? rows.length : (db.prepare(`SELECT COUNT(*) FROM pages p WHERE ${filter.sql}`).pluck().get(...filter.params) as number);
   } else {
-    ({ rows, total, ranking } = rankedPages(ctx, tokens, filter, limit, countTotal));
+    ({ rows, total, ranking } = rankedPages(ctx, tokens, filter, limit));
   }
   trace("search: rows");
   const excerpt = tokens.length > 0 ? excerpter(tokens) : null;
@@ -102,133 +100,127 @@ function search(ctx: SearchContext, request: SearchRequest, countTotal: boolean)
 }
 
 /**
- * Text mode. A query matches any of its words, as prefixes; FTS5 scores every matching
- * section (BM25: title 5, heading 3, body 1), and the best section of each page
- * represents it (ties: the earlier section). Scoring is most of a broad query's cost, so
- * a bounded query of several words first ranks only some of the sections, each scored
- * exactly as the full ranking scores it: those holding every word, then those holding its
- * rarest word. When the page at the cut scores better than any section left out can (see
- * `shareBounds`), no other section can change the answer, and the full ranking is
- * skipped. The answer is the same either way; see almanac/decisions/search-returns-the-best-50.md.
+ * Text mode. A query matches any of its words, as prefixes; every matching section is
+ * scored by BM25 over its weighted counts (title 5, heading 3, body 1; see `score`), and
+ * the best section of each page represents it (ties: the earlier section). Pages rank by
+ * score, then recency, then slug. The postings (src/index/postings.ts) are scored here in
+ * one pass in rowid order, which is page order, so no section is visited twice.
+ * See almanac/decisions/search-returns-the-best-50.md.
  */
 function rankedPages(
   ctx: SearchContext,
   tokens: string[],
   filter: Filter,
   limit: number,
-  countTotal: boolean,
-): { rows: Row[]; total: number | null; ranking: Ranking } {
-  const phrases = tokens.map((t) => `"${t.replace(/"/g, '""')}"*`);
-  const anyWord = phrases.join(" OR ");
-  if (Number.isFinite(limit) && limit > 0 && phrases.length > 1) {
-    const shares = phraseShares(ctx.db, phrases);
-    const total = () => (countTotal ? matchingPages(ctx.db, anyWord, filter) : null);
-    // A section lacking one of the words scores less than the other words' shares can add up to.
-    // Its phrases are the any-word query's, in the same order, so it scores each section the same.
-    const best = rankedSections(ctx.db, phrases.join(" AND "), filter, limit);
-    if (clearsBound(best, limit, shares.sum - shares.least)) {
-      trace(`search: ${best.length} pages ranked by their sections holding every word`);
-      return { rows: best, total: total(), ranking: "all-words" };
-    }
-    // A section lacking the rarest word scores less than the other words' shares can add up to.
-    // Tried only when it scores at most about half the sections the full ranking would, so a
-    // query it cannot settle costs at most half as much again.
-    const rarest = shares.rows[shares.rarest]! * 2 <= shares.rows.reduce((a, b) => a + b, 0) ? rankedSections(ctx.db, anyWord, filter, limit, phrases[shares.rarest]!) : [];
-    if (clearsBound(rarest, limit, shares.sum - shares.most)) {
-      trace(`search: ${rarest.length} pages ranked by their sections holding the rarest word`);
-      return { rows: rarest, total: total(), ranking: "rarest-word" };
-    }
-  }
-  const rows = rankedSections(ctx.db, anyWord, filter, limit);
-  trace(`search: ${rows.length} pages ranked`);
-  return { rows: limit === 0 ? [] : rows, total: rows[0]?.total ?? 0, ranking: "any-word" };
-}
-
-/** A full page of rows whose cut scores better than `bound` (scores are negated BM25). A margin covers rounding. */
-function clearsBound(rows: RankedRow[], limit: number, bound: number): boolean {
-  const cut = rows.at(-1);
-  return rows.length === limit && cut !== undefined && -cut.score > bound * (1 + 1e-9) + 1e-12;
-}
-
-/**
- * One statement: scores every section matching `match` and keeps each page's best score
- * (a grouping, far cheaper than a window over every hit), keeps the pages that can make
- * the cut (ties at the cut included, because recency and slug break them), and only for
- * those finds the best section (ties: the earlier one), among the few hits scoring as
- * well as the cut, and joins page and heading rows.
- * Section rowids encode their page, so grouping needs no join.
- */
-function rankedSections(db: Db, match: string, filter: Filter, limit: number, within?: string): RankedRow[] {
-  const bounded = Number.isFinite(limit);
-  const take = bounded ? Math.max(limit, 1) : -1;
-  // Only the sections `within` matches are scored, and each as `match` scores it.
-  // `+rowid`: a filter on the matches, never a lookup FTS5 would run the whole query for per rowid.
-  const only = within === undefined ? "" : "AND +rowid IN (SELECT rowid FROM sections_fts WHERE sections_fts MATCH ?)";
-  return db
-    .prepare(
-      `WITH hits AS MATERIALIZED (
-         SELECT rowid AS sid, bm25(sections_fts, ${BM25_WEIGHTS.join(", ")}) AS score FROM sections_fts WHERE sections_fts MATCH ? ${only}
-       ),
-       best AS MATERIALIZED (
-         SELECT sid / ${SECTION_SLOTS} AS page, min(score) AS score FROM hits GROUP BY 1
-         ${filter.active ? `HAVING page IN (SELECT p.id FROM pages p WHERE ${filter.sql})` : ""}
-       ),
-       top AS MATERIALIZED (
-         SELECT page, score FROM best
-         ${bounded ? "WHERE score <= coalesce((SELECT score FROM best ORDER BY score LIMIT 1 OFFSET ?), 1e308)" : ""}
-       ),
-       near AS MATERIALIZED (SELECT sid, score FROM hits WHERE score <= (SELECT max(score) FROM top)),
-       pick AS MATERIALIZED (
-         SELECT t.page, t.score, min(n.sid) AS sid FROM top t JOIN near n ON n.sid / ${SECTION_SLOTS} = t.page AND n.score = t.score
-         GROUP BY t.page
-       )
+): { rows: Row[]; total: number; ranking: Ranking } {
+  const phrases = tokens.map((token) => postingsWithPrefix(ctx.db, token));
+  const allowed = filter.active ? allowedPages(ctx.db, filter) : null;
+  const best = bestSections(phrases, bm25Scorer(ctx.db, phrases), allowed);
+  trace(`search: ${best.pages.length} pages scored`);
+  const total = best.pages.length;
+  if (total === 0 || limit === 0) return { rows: [], total, ranking: "any-word" };
+  // The pages that can make the cut: ties at the cut too, because recency and slug break them.
+  let cut = Infinity;
+  if (Number.isFinite(limit) && total > limit) cut = new Float64Array(best.scores).sort()[limit - 1]!;
+  const picked: [page: number, score: number, section: number][] = [];
+  for (let i = 0; i < total; i++) if (best.scores[i]! <= cut) picked.push([best.pages[i]!, best.scores[i]!, best.sections[i]!]);
+  // Scores go to SQL as ranks (equal scores, equal rank): integers survive JSON exactly.
+  picked.sort((x, y) => x[1] - y[1]);
+  let rank = 0;
+  const ranked = picked.map(([page, score, section], i) => [page, i > 0 && score !== picked[i - 1]![1] ? ++rank : rank, section]);
+  const rows = cachedStatement(
+    ctx.db,
+    `WITH pick(page, score, sid) AS MATERIALIZED (SELECT value ->> 0, value ->> 1, value ->> 2 FROM json_each(?))
        SELECT p.slug, p.title, p.summary, p.rel_path, p.updated_at, p.topics_json, b.sid, coalesce(s.heading, '') AS heading,
-              s.body_start, s.body_end, f.size, f.mtime_ms, b.score, (SELECT count(*) FROM best) AS total
+              s.body_start, s.body_end, f.size, f.mtime_ms
        FROM pick b JOIN pages p ON p.id = b.page LEFT JOIN sections s ON s.id = b.sid LEFT JOIN files f ON f.rel_path = p.rel_path
        ORDER BY b.score, p.updated_at DESC, p.slug
        LIMIT ?`,
-    )
-    .all(match, ...(within === undefined ? [] : [within]), ...(filter.active ? filter.params : []), ...(bounded ? [take - 1] : []), take) as RankedRow[];
+  ).all(JSON.stringify(ranked), Number.isFinite(limit) ? limit : -1) as Row[];
+  trace(`search: ${rows.length} pages ranked`);
+  return { rows, total, ranking: "any-word" };
 }
-
-type RankedRow = Row & { score: number; total: number };
-
-/** Pages with a section matching `match` (the total a bounded answer reports). */
-function matchingPages(db: Db, match: string, filter: Filter): number {
-  return db
-    .prepare(
-      `SELECT count(*) FROM (SELECT DISTINCT rowid / ${SECTION_SLOTS} AS page FROM sections_fts WHERE sections_fts MATCH ?)
-       ${filter.active ? `WHERE page IN (SELECT p.id FROM pages p WHERE ${filter.sql})` : ""}`,
-    )
-    .pluck()
-    .get(match, ...(filter.active ? filter.params : [])) as number;
-}
-
-/** Page title, heading and body weights of the search score. */
-const BM25_WEIGHTS = [5.0, 3.0, 1.0];
-/** FTS5's BM25 constants (fts5_aux.c): k1 = 1.2, b = 0.75. */
-const BM25_K1 = 1.2;
 
 /**
- * Each phrase's most, and their sum: FTS5's BM25 adds, for each phrase a section holds,
- * idf × f × (k1 + 1) / (f + k1 × (1 − b + b × length / average)), where f is the phrase's
- * weighted count in the section; the fraction is below 1 however large f is, so a phrase
- * adds less than its share, idf × (k1 + 1). A section lacking a phrase scores less than
- * the sum of the other shares. idf is FTS5's own: ln((N − n + 0.5) / (n + 0.5)) over N
- * search rows, n of them holding the phrase, and 1e-6 where that is not positive.
- * `rarest` is the index of the phrase with the largest share; `rows` how many search rows
- * hold each phrase.
+ * FTS5's BM25, which ranked search before the index kept its own postings, computed the
+ * same way so rankings stayed the same: a section scores, for each word it holds,
+ * idf × f × (k1 + 1) / (f + k1 × (1 − b + b × length / average length)), summed in the
+ * query's word order and negated (lower is better), with k1 = 1.2, b = 0.75, f the word's
+ * weighted count and idf = ln((N − n + 0.5) / (n + 0.5)) over N sections, n of them
+ * holding the word (1e-6 where that is not positive). The logarithms come from SQLite, as
+ * FTS5's did, so they agree to the last bit.
  */
-function phraseShares(db: Db, phrases: string[]): { sum: number; least: number; most: number; rarest: number; rows: number[] } {
-  const total = db.prepare("SELECT count(*) FROM sections").pluck().get() as number;
-  const count = db.prepare("SELECT count(*) FROM sections_fts WHERE sections_fts MATCH ?").pluck();
-  const rows = phrases.map((phrase) => count.get(phrase) as number);
-  const shares = rows.map((n) => {
-    const idf = Math.log((total - n + 0.5) / (n + 0.5));
-    return (idf > 0 ? idf : 1e-6) * (BM25_K1 + 1);
+function bm25Scorer(db: Db, phrases: WordPostings[]): (weights: Float64Array, length: number) => number {
+  const totals = readSearchTotals(db);
+  const n = totals.sections;
+  const average = totals.terms / n;
+  const ln = cachedStatement(db, "SELECT ln((? - ? + 0.5) / (? + 0.5))").pluck();
+  const idf = phrases.map((p) => {
+    const value = ln.get(n, p.count, p.count) as number | null;
+    return value !== null && value > 0 ? value : 1e-6;
   });
-  const most = Math.max(...shares);
-  return { sum: shares.reduce((a, b) => a + b, 0), least: Math.min(...shares), most, rarest: shares.indexOf(most), rows };
+  const k1 = 1.2;
+  const b = 0.75;
+  return (weights, length) => {
+    let score = 0;
+    const norm = k1 * (1 - b + (b * length) / average);
+    for (let i = 0; i < weights.length; i++) {
+      const f = weights[i]!;
+      if (f > 0) score += idf[i]! * ((f * (k1 + 1.0)) / (f + norm));
+    }
+    return -1 * score;
+  };
+}
+
+/** Each page's best section and its score, in page order, over the allowed pages. */
+function bestSections(
+  phrases: WordPostings[],
+  score: (weights: Float64Array, length: number) => number,
+  allowed: Set<number> | null,
+): { pages: number[]; scores: number[]; sections: number[] } {
+  const pages: number[] = [];
+  const scores: number[] = [];
+  const sections: number[] = [];
+  const at = new Uint32Array(phrases.length);
+  const weights = new Float64Array(phrases.length);
+  for (;;) {
+    let rowid = Infinity;
+    for (let i = 0; i < phrases.length; i++) {
+      const p = phrases[i]!;
+      if (at[i]! < p.count && p.rowids[at[i]!]! < rowid) rowid = p.rowids[at[i]!]!;
+    }
+    if (rowid === Infinity) break;
+    let length = 0;
+    for (let i = 0; i < phrases.length; i++) {
+      const p = phrases[i]!;
+      const k = at[i]!;
+      if (k < p.count && p.rowids[k] === rowid) {
+        weights[i] = p.weights[k]!;
+        length = p.lengths[k]!;
+        at[i] = k + 1;
+      } else weights[i] = 0;
+    }
+    const page = Math.floor(rowid / SECTION_SLOTS);
+    if (allowed && !allowed.has(page)) continue;
+    const s = score(weights, length);
+    const last = pages.length - 1;
+    if (last >= 0 && pages[last] === page) {
+      // Rowids ascend, so an equal score keeps the earlier section.
+      if (s < scores[last]!) {
+        scores[last] = s;
+        sections[last] = rowid;
+      }
+    } else {
+      pages.push(page);
+      scores.push(s);
+      sections.push(rowid);
+    }
+  }
+  return { pages, scores, sections };
+}
+
+function allowedPages(db: Db, filter: Filter): Set<number> {
+  return new Set(cachedStatement(db, `SELECT p.id FROM pages p WHERE ${filter.sql}`).pluck().all(...filter.params) as number[]);
 }
 
 interface Filter {
