@@ -13,6 +13,7 @@ import type { PageEvidence } from "../index/views/evidence.js";
 import type { WikiIndex } from "../index/service.js";
 import type { Reanchor, ReanchorReport } from "../index/stamp-evidence.js";
 import { GitReader, type WorkTree } from "./git.js";
+import { WorkTrees } from "./work-trees.js";
 import { DriftCache, fileState } from "./cache.js";
 import { historyLog } from "./history-cache.js";
 import { History } from "./history.js";
@@ -46,13 +47,15 @@ function citedPaths(page: PageEvidence): string[] {
 }
 
 export class DriftService {
+  private readonly workTrees = new WorkTrees();
+
   constructor(private readonly deps: DriftDeps) {}
 
   async report(wiki: EvidenceSource, request: DriftRequest = {}): Promise<DriftReport> {
     const root = wiki.repository.rootPath;
     const git = new GitReader(this.deps.commands, this.deps.env, root);
     // git starts first and runs while the index refreshes (reading the digests does that).
-    const asked = git.workTree();
+    const asked = this.workTrees.find(git, root);
     const digests = await wiki.evidenceDigests(request.slugs ?? []);
     const tree = await asked;
     trace("drift: work tree found");
