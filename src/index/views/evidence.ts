@@ -1,4 +1,4 @@
-import type { Db } from "../../core/sqlite.js";
+import { cachedStatement, type Db } from "../../core/sqlite.js";
 import { resolveSlug } from "./pages.js";
 
 /** A page's `type: file` sources, as drift compares them. */
@@ -22,8 +22,8 @@ export function pageEvidence(db: Db, slugs: readonly string[] = []): PageEvidenc
   const wanted = slugs.length > 0 ? new Set(slugs.map((slug) => resolveSlug(db, slug))) : null;
   const bySlug = new Map<string, PageEvidence>();
   if (wanted && wanted.size < FEW_PAGES) {
-    const page = db.prepare("SELECT rel_path FROM pages WHERE slug = ?").pluck();
-    const sources = db.prepare(`${SOURCES_SQL} AND page_slug = ? ORDER BY ordinal`).raw();
+    const page = cachedStatement(db, "SELECT rel_path FROM pages WHERE slug = ?").pluck();
+    const sources = cachedStatement(db, `${SOURCES_SQL} AND page_slug = ? ORDER BY ordinal`).raw();
     for (const slug of [...wanted].sort()) {
       bySlug.set(slug, { slug, rel_path: page.get(slug) as string, sources: [] });
       addSources(bySlug, sources.all(slug) as SourceRow[]);
@@ -45,7 +45,7 @@ function addSources(bySlug: Map<string, PageEvidence>, rows: SourceRow[]): void 
 /** Each page's evidence digest (see wiki/evidence.ts), without reading its sources: what the drift cache is checked against. */
 export function evidenceDigests(db: Db, slugs: readonly string[] = []): Map<string, string> {
   if (slugs.length > 0) {
-    const one = db.prepare("SELECT evidence_digest FROM pages WHERE slug = ?").pluck();
+    const one = cachedStatement(db, "SELECT evidence_digest FROM pages WHERE slug = ?").pluck();
     return new Map(slugs.map((input) => resolveSlug(db, input)).map((slug) => [slug, one.get(slug) as string]));
   }
   return new Map(db.prepare("SELECT slug, evidence_digest FROM pages ORDER BY slug").raw().all() as [string, string][]);

@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { splitFrontmatter } from "../../wiki/frontmatter.js";
 import { readPageHead, truncationNote } from "../page-file.js";
-import type { Db } from "../../core/sqlite.js";
+import { cachedStatement, type Db } from "../../core/sqlite.js";
 import { ProductError, invalid } from "../../core/errors.js";
 import { topicsFor } from "./search.js";
 import { similarityAtLeast } from "../../core/similarity.js";
@@ -67,13 +67,13 @@ export interface MissingSlug {
 export function lookupSlug(db: Db, input: string): { slug: string } | MissingSlug {
   const raw = input.trim();
   if (raw === "") throw invalid("page slug must not be empty");
-  const exists = db.prepare("SELECT 1 FROM pages WHERE slug = ?").pluck();
+  const exists = cachedStatement(db, "SELECT 1 FROM pages WHERE slug = ?").pluck();
   if (exists.get(raw)) return { slug: raw };
   let cleaned = raw.replace(/\\/g, "/").replace(/^\.\//, "").replace(/^almanac\//, "").replace(/\/+$/, "");
   cleaned = cleaned.replace(/\/README\.md$/, "").replace(/\.md$/, "");
   if (cleaned === "" || cleaned === "README.md") cleaned = "README";
   if (exists.get(cleaned)) return { slug: cleaned };
-  const folded = db.prepare("SELECT slug FROM pages WHERE slug = ? COLLATE NOCASE").pluck().all(cleaned) as string[];
+  const folded = cachedStatement(db, "SELECT slug FROM pages WHERE slug = ? COLLATE NOCASE").pluck().all(cleaned) as string[];
   if (folded.length === 1) return { slug: folded[0]! };
   const suggestions = suggestSlugs(db, cleaned);
   return {

@@ -101,7 +101,7 @@ export function searchPages(ctx: SearchContext, request: SearchRequest): SearchR
 
 /**
  * Text mode. A query matches any of its words, as prefixes; every matching section is
- * scored by BM25 over its weighted counts (title 5, heading 3, body 1; see `score`), and
+ * scored by BM25 over its weighted counts (title 5, heading 3, body 1; see `bm25`), and
  * the best section of each page represents it (ties: the earlier section). Pages rank by
  * score, then recency, then slug. The postings (src/index/postings.ts) are scored here in
  * one pass in rowid order, which is page order, so no section is visited twice.
@@ -115,13 +115,12 @@ function rankedPages(
 ): { rows: Row[]; total: number; ranking: Ranking } {
   const phrases = tokens.map((token) => postingsWithPrefix(ctx.db, token));
   const allowed = filter.active ? allowedPages(ctx.db, filter) : null;
-  const best = bestSections(phrases, bm25Scorer(ctx.db, phrases), allowed);
+  const best = bestSections(phrases, bm25(ctx.db, phrases), allowed);
   trace(`search: ${best.pages.length} pages scored`);
   const total = best.pages.length;
   if (total === 0 || limit === 0) return { rows: [], total, ranking: "any-word" };
   // The pages that can make the cut: ties at the cut too, because recency and slug break them.
-  let cut = Infinity;
-  if (Number.isFinite(limit) && total > limit) cut = new Float64Array(best.scores).sort()[limit - 1]!;
+  const cut = Number.isFinite(limit) && total > limit ? smallest(best.scores, limit) : Infinity;
   const picked: [page: number, score: number, section: number][] = [];
   for (let i = 0; i < total; i++) if (best.scores[i]! <= cut) picked.push([best.pages[i]!, best.scores[i]!, best.sections[i]!]);
   // Scores go to SQL as ranks (equal scores, equal rank): integers survive JSON exactly.
@@ -150,39 +149,29 @@ function rankedPages(
  * holding the word (1e-6 where that is not positive). The logarithms come from SQLite, as
  * FTS5's did, so they agree to the last bit.
  */
-function bm25Scorer(db: Db, phrases: WordPostings[]): (weights: Float64Array, length: number) => number {
+function bm25(db: Db, phrases: WordPostings[]): { idf: number[]; average: number } {
   const totals = readSearchTotals(db);
   const n = totals.sections;
-  const average = totals.terms / n;
   const ln = cachedStatement(db, "SELECT ln((? - ? + 0.5) / (? + 0.5))").pluck();
   const idf = phrases.map((p) => {
     const value = ln.get(n, p.count, p.count) as number | null;
     return value !== null && value > 0 ? value : 1e-6;
   });
-  const k1 = 1.2;
-  const b = 0.75;
-  return (weights, length) => {
-    let score = 0;
-    const norm = k1 * (1 - b + (b * length) / average);
-    for (let i = 0; i < weights.length; i++) {
-      const f = weights[i]!;
-      if (f > 0) score += idf[i]! * ((f * (k1 + 1.0)) / (f + norm));
-    }
-    return -1 * score;
-  };
+  return { idf, average: totals.terms / n };
 }
 
-/** Each page's best section and its score, in page order, over the allowed pages. */
-function bestSections(
-  phrases: WordPostings[],
-  score: (weights: Float64Array, length: number) => number,
-  allowed: Set<number> | null,
-): { pages: number[]; scores: number[]; sections: number[] } {
+const K1 = 1.2;
+const B = 0.75;
+
+/**
+ * Each page's best section and its score, in page order, over the allowed pages: the
+ * words' postings walked together in rowid order, each section scored once (see `bm25`).
+ */
+function bestSections(phrases: WordPostings[], { idf, average }: { idf: number[]; average: number }, allowed: Set<number> | null): { pages: number[]; scores: number[]; sections: number[] } {
   const pages: number[] = [];
   const scores: number[] = [];
   const sections: number[] = [];
   const at = new Uint32Array(phrases.length);
-  const weights = new Float64Array(phrases.length);
   for (;;) {
     let rowid = Infinity;
     for (let i = 0; i < phrases.length; i++) {
@@ -190,33 +179,69 @@ function bestSections(
       if (at[i]! < p.count && p.rowids[at[i]!]! < rowid) rowid = p.rowids[at[i]!]!;
     }
     if (rowid === Infinity) break;
-    let length = 0;
+    // FTS5 adds the words in query order; a word the section lacks adds nothing.
+    let score = 0;
+    let norm = 0;
     for (let i = 0; i < phrases.length; i++) {
       const p = phrases[i]!;
       const k = at[i]!;
       if (k < p.count && p.rowids[k] === rowid) {
-        weights[i] = p.weights[k]!;
-        length = p.lengths[k]!;
+        if (norm === 0) norm = K1 * (1 - B + (B * p.lengths[k]!) / average);
+        const f = p.weights[k]!;
+        score += idf[i]! * ((f * (K1 + 1.0)) / (f + norm));
         at[i] = k + 1;
-      } else weights[i] = 0;
+      }
     }
+    score = -1 * score;
     const page = Math.floor(rowid / SECTION_SLOTS);
     if (allowed && !allowed.has(page)) continue;
-    const s = score(weights, length);
     const last = pages.length - 1;
     if (last >= 0 && pages[last] === page) {
       // Rowids ascend, so an equal score keeps the earlier section.
-      if (s < scores[last]!) {
-        scores[last] = s;
+      if (score < scores[last]!) {
+        scores[last] = score;
         sections[last] = rowid;
       }
     } else {
       pages.push(page);
-      scores.push(s);
+      scores.push(score);
       sections.push(rowid);
     }
   }
   return { pages, scores, sections };
+}
+
+/** The `k`-th smallest of `values` (k ≥ 1, at most their number): a max-heap of the k smallest, not a sort of all. */
+function smallest(values: number[], k: number): number {
+  const heap = new Float64Array(k);
+  let size = 0;
+  const down = (from: number) => {
+    for (let i = from; ; ) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let top = i;
+      if (l < size && heap[l]! > heap[top]!) top = l;
+      if (r < size && heap[r]! > heap[top]!) top = r;
+      if (top === i) return;
+      [heap[i], heap[top]] = [heap[top]!, heap[i]!];
+      i = top;
+    }
+  };
+  for (const value of values) {
+    if (size < k) {
+      let i = size++;
+      heap[i] = value;
+      while (i > 0 && heap[(i - 1) >> 1]! < heap[i]!) {
+        const parent = (i - 1) >> 1;
+        [heap[i], heap[parent]] = [heap[parent]!, heap[i]!];
+        i = parent;
+      }
+    } else if (value < heap[0]!) {
+      heap[0] = value;
+      down(0);
+    }
+  }
+  return heap[0]!;
 }
 
 function allowedPages(db: Db, filter: Filter): Set<number> {
