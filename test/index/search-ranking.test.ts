@@ -109,6 +109,14 @@ describe("search's own BM25 over its postings", () => {
     }
   });
 
+  test("a query's words are cut into terms as the index cuts text", () => {
+    expect(queryTokens("How does the Retry_Budget work?")).toEqual(["retry", "budget", "work"]);
+    expect(queryTokens("Café naïve")).toEqual(["cafe", "naive"]);
+    expect(termsOf("Café_Budget über-fast")).toEqual(["cafe", "budget", "uber", "fast"]);
+    // Non-ASCII text goes through the same vocabulary as ASCII text: one number a term.
+    expect(Array.from(termNumbers("Café cafe CAFE"), (n) => vocabulary.names[n])).toEqual(["cafe", "cafe", "cafe"]);
+  });
+
   test("finds the terms FTS5's unicode61 tokenizer finds in ASCII text", () => {
     const texts = ["Retry_budget: the WORKER's 2nd try (e2e) -- x86-64, v1.2.3; naïve-free ASCII", "a\tb\nc  d-e/f.g@h#i", "__init__ CamelCase snake_case 0x1F"];
     db.exec("CREATE VIRTUAL TABLE temp.words USING fts5(text, tokenize='unicode61 remove_diacritics 2')");
