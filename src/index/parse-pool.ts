@@ -103,7 +103,11 @@ function startWorker(script: URL): PoolWorker {
   entry.worker.on("message", (message: { id: number; results: ParsedFile[]; terms: { from: number; names: string[] } }) => {
     const request = entry.pending.get(message.id);
     entry.pending.delete(message.id);
-    request?.resolve(renumbered(entry, message.results, message.terms));
+    try {
+      request?.resolve(renumbered(entry, message.results, message.terms));
+    } catch (error) {
+      request?.reject(error);
+    }
   });
   entry.worker.on("error", (error) => {
     for (const request of entry.pending.values()) request.reject(error);
