@@ -45,24 +45,12 @@ function segmentOf(rowid: number): number {
 }
 
 /** Appends a row's postings to `into`. */
-export function decodeInto(segment: number, data: Uint8Array, into: Postings): void {
-  let at = 0;
-  const get = () => {
-    let value = 0;
-    let scale = 1;
-    for (;;) {
-      const byte = data[at++]!;
-      value += (byte & 0x7f) * scale;
-      if (byte < 0x80) return value;
-      scale *= 0x80;
-    }
-  };
-  let rowid = segment * SEGMENT_ROWIDS;
-  while (at < data.length) {
-    rowid += get();
-    into.rowids.push(rowid);
-    into.weights.push(get());
-    into.lengths.push(get());
+export function decodeInto(segment: number, data: Buffer, into: Postings): void {
+  const decoded = decodeRows([["", segment, data]], 0, 1);
+  for (let i = 0; i < decoded.count; i++) {
+    into.rowids.push(decoded.rowids[i]!);
+    into.weights.push(decoded.weights[i]!);
+    into.lengths.push(decoded.lengths[i]!);
   }
 }
 
@@ -109,7 +97,6 @@ export function postingsWithPrefix(db: Db, prefix: string): WordPostings {
 }
 
 /** Rows `from` to `to` (one term's, in segment order) decoded. A posting takes at least 3 bytes. */
-
 function decodeRows(rows: [string, number, Buffer][], from: number, to: number): WordPostings {
   let bytes = 0;
   for (let i = from; i < to; i++) bytes += rows[i]![2].length;
@@ -332,62 +319,53 @@ export class PostingsWriter {
 
   /** Like `encode`, straight from a segment's grouped postings (a full build's every row). */
   private encodeGroup(segment: number, postings: SegmentPostings, order: Uint32Array, from: number, to: number): Buffer {
-    const most = (to - from) * 3 * 5;
-    if (most > this.encoded.length) this.encoded = Buffer.allocUnsafe(Math.max(most, this.encoded.length * 2));
-    const out = this.encoded;
+    const out = this.room(to - from);
     const { rowids, weights, lengths } = postings;
     let at = 0;
-    const base = segment * SEGMENT_ROWIDS;
-    let previous = 0;
-    // Every value is below 2^32 (rowids within a segment, counts), so shifts can do the varints.
+    let previous = segment * SEGMENT_ROWIDS;
     for (let i = from; i < to; i++) {
       const k = order[i]!;
-      const rowid = rowids[k]! - base;
-      let value = rowid - previous;
-      while (value >= 0x80) {
-        out[at++] = (value & 0x7f) | 0x80;
-        value >>>= 7;
-      }
-      out[at++] = value;
-      value = weights[k]!;
-      while (value >= 0x80) {
-        out[at++] = (value & 0x7f) | 0x80;
-        value >>>= 7;
-      }
-      out[at++] = value;
-      value = lengths[k]!;
-      while (value >= 0x80) {
-        out[at++] = (value & 0x7f) | 0x80;
-        value >>>= 7;
-      }
-      out[at++] = value;
-      previous = rowid;
+      at = putVarint(out, at, rowids[k]! - previous);
+      at = putVarint(out, at, weights[k]!);
+      at = putVarint(out, at, lengths[k]!);
+      previous = rowids[k]!;
     }
     return out.subarray(0, at);
   }
 
   /** The row's blob, in a buffer reused from row to row (binding copies it). */
   private encode(segment: number, postings: Postings): Buffer {
-    const most = postings.rowids.length * 3 * 8;
-    if (most > this.encoded.length) this.encoded = Buffer.allocUnsafe(Math.max(most, this.encoded.length * 2));
-    const out = this.encoded;
+    const out = this.room(postings.rowids.length);
     let at = 0;
-    const put = (value: number) => {
-      while (value >= 0x80) {
-        out[at++] = (value % 0x80) | 0x80;
-        value = Math.floor(value / 0x80);
-      }
-      out[at++] = value;
-    };
     let previous = segment * SEGMENT_ROWIDS;
     for (let i = 0; i < postings.rowids.length; i++) {
-      put(postings.rowids[i]! - previous);
-      put(postings.weights[i]!);
-      put(postings.lengths[i]!);
+      at = putVarint(out, at, postings.rowids[i]! - previous);
+      at = putVarint(out, at, postings.weights[i]!);
+      at = putVarint(out, at, postings.lengths[i]!);
       previous = postings.rowids[i]!;
     }
     return out.subarray(0, at);
   }
+
+  /** The reused buffer, big enough for `postings` postings: three values below 2^32, at most 5 bytes each. */
+  private room(postings: number): Buffer {
+    const most = postings * 3 * 5;
+    if (most > this.encoded.length) this.encoded = Buffer.allocUnsafe(Math.max(most, this.encoded.length * 2));
+    return this.encoded;
+  }
+}
+
+/**
+ * Writes `value` at `at` as a varint and returns where the next one goes. Every value is
+ * below 2^32 (rowid distances within a segment, counts), so shifts can do it.
+ */
+function putVarint(out: Buffer, at: number, value: number): number {
+  while (value >= 0x80) {
+    out[at++] = (value & 0x7f) | 0x80;
+    value >>>= 7;
+  }
+  out[at++] = value;
+  return at;
 }
 
 function withoutPages(postings: Postings, pages: Set<number>): Postings {

@@ -134,7 +134,7 @@ const PAGE_INDEXES = `
 `;
 
 /** The tables a full rebuild replaces, children (and the search table) first. */
-const PAGE_TABLE_NAMES = ["sections_fts", "postings", "sections", "page_topics", "file_refs", "page_sources", "page_citations", "page_links", "pages"];
+const PAGE_TABLE_NAMES = ["postings", "sections", "page_topics", "file_refs", "page_sources", "page_citations", "page_links", "pages"];
 
 /**
  * Empties every page table for a full rebuild by dropping and creating them (much faster
@@ -142,7 +142,6 @@ const PAGE_TABLE_NAMES = ["sections_fts", "postings", "sections", "page_topics",
  * secondary indexes: the caller creates those with createPageIndexes after inserting.
  */
 export function recreatePageTables(db: Db): void {
-  db.exec("DROP TRIGGER IF EXISTS sections_ad");
   for (const table of PAGE_TABLE_NAMES) db.exec(`DROP TABLE IF EXISTS ${table}`);
   db.exec(PAGE_TABLES);
 }

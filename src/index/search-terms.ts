@@ -21,8 +21,8 @@ function fold(text: string): string {
 }
 
 /** Search weights of a term found in the page title, a heading and a body (BM25, see src/index/views/search.ts). */
-export const TITLE_WEIGHT = 5;
-export const HEADING_WEIGHT = 3;
+const TITLE_WEIGHT = 5;
+const HEADING_WEIGHT = 3;
 
 /**
  * Term numbers for one thread. Parse workers send sections as term numbers and, with each

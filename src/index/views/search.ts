@@ -33,12 +33,7 @@ export interface SearchResult {
   hits: SearchHit[];
   /** Pages that matched before the limit was applied. */
   total: number;
-  /** How the pages were ranked (for tests and traces): the answer is the same either way. */
-  ranking: Ranking;
 }
-
-/** recency: no query words; any-word: every matching section scored (see rankedPages). */
-type Ranking = "recency" | "any-word";
 
 export interface SearchContext {
   db: Db;
@@ -72,7 +67,6 @@ export function searchPages(ctx: SearchContext, request: SearchRequest): SearchR
   const tokens = queryTokens(request.query ?? "");
   let rows: Row[];
   let total: number;
-  let ranking: Ranking = "recency";
   if (tokens.length === 0) {
     rows = db
       .prepare(
@@ -82,7 +76,7 @@ export function searchPages(ctx: SearchContext, request: SearchRequest): SearchR
       .all(...filter.params, Number.isFinite(limit) ? limit : -1) as Row[];
     total = rows.length < limit ? rows.length : (db.prepare(`SELECT COUNT(*) FROM pages p WHERE ${filter.sql}`).pluck().get(...filter.params) as number);
   } else {
-    ({ rows, total, ranking } = rankedPages(ctx, tokens, filter, limit));
+    ({ rows, total } = rankedPages(ctx, tokens, filter, limit));
   }
   trace("search: rows");
   const excerpt = tokens.length > 0 ? excerpter(tokens) : null;
@@ -96,7 +90,7 @@ export function searchPages(ctx: SearchContext, request: SearchRequest): SearchR
     matched_heading: row.heading ?? null,
     excerpt: row.sid !== undefined && excerpt ? excerpt(sectionText(ctx.almanacPath, ctx.wikiRoot, row as SectionRef)) : null,
   }));
-  return { hits, total, ranking };
+  return { hits, total };
 }
 
 /**
@@ -112,13 +106,13 @@ function rankedPages(
   tokens: string[],
   filter: Filter,
   limit: number,
-): { rows: Row[]; total: number; ranking: Ranking } {
+): { rows: Row[]; total: number } {
   const phrases = tokens.map((token) => postingsWithPrefix(ctx.db, token));
   const allowed = filter.active ? allowedPages(ctx.db, filter) : null;
   const best = bestSections(phrases, bm25(ctx.db, phrases), allowed);
   trace(`search: ${best.pages.length} pages scored`);
   const total = best.pages.length;
-  if (total === 0 || limit === 0) return { rows: [], total, ranking: "any-word" };
+  if (total === 0 || limit === 0) return { rows: [], total };
   // The pages that can make the cut: ties at the cut too, because recency and slug break them.
   const cut = Number.isFinite(limit) && total > limit ? smallest(best.scores, limit) : Infinity;
   const picked: [page: number, score: number, section: number][] = [];
@@ -137,7 +131,7 @@ function rankedPages(
        LIMIT ?`,
   ).all(JSON.stringify(ranked), Number.isFinite(limit) ? limit : -1) as Row[];
   trace(`search: ${rows.length} pages ranked`);
-  return { rows, total, ranking: "any-word" };
+  return { rows, total };
 }
 
 /**
