@@ -152,83 +152,105 @@ function summed(a: WordPostings, b: WordPostings): WordPostings {
 }
 
 /**
- * The postings added to one segment, flat: term numbers (in order of first use), rowids,
- * weights and lengths in growing typed arrays, so a full build's millions of postings
- * cost a few large arrays rather than an object each.
+ * The postings added to one segment, flat: four numbers a posting (term number, the rowid
+ * less the segment's first, weight, length) in one growing array, so a full build's
+ * millions of postings cost a few large arrays rather than an object each, and reading
+ * them back in the order added touches memory in order.
  */
 class SegmentPostings {
   count = 0;
-  terms = new Uint32Array(1024);
-  rowids = new Float64Array(1024);
-  weights = new Uint32Array(1024);
-  lengths = new Uint32Array(1024);
+  records = new Uint32Array(4096);
+
+  constructor(private readonly first: number) {}
 
   /** Section `ordinal` of a page's terms, as section `rowid`. */
   add(rowid: number, page: PageTerms, ordinal: number): void {
     const from = ordinal === 0 ? 0 : page.ends[ordinal - 1]!;
     const to = page.ends[ordinal]!;
     const length = page.lengths[ordinal]!;
-    if (this.count + to - from > this.terms.length) this.grow(this.count + to - from);
+    const offset = rowid - this.first;
+    if ((this.count + to - from) * 4 > this.records.length) this.grow((this.count + to - from) * 4);
+    const records = this.records;
+    let at = this.count * 4;
     for (let i = from; i < to; i++) {
-      const k = this.count++;
-      this.terms[k] = page.terms[i]!;
-      this.rowids[k] = rowid;
-      this.weights[k] = page.weights[i]!;
-      this.lengths[k] = length;
+      records[at] = page.terms[i]!;
+      records[at + 1] = offset;
+      records[at + 2] = page.weights[i]!;
+      records[at + 3] = length;
+      at += 4;
     }
+    this.count += to - from;
   }
 
   private grow(needed: number): void {
-    let size = this.terms.length;
+    let size = this.records.length;
     while (size < needed) size *= 2;
-    const grown = <T extends Uint32Array | Float64Array>(from: T, make: (n: number) => T): T => {
-      const to = make(size);
-      to.set(from.subarray(0, this.count));
-      return to;
-    };
-    this.terms = grown(this.terms, (n) => new Uint32Array(n));
-    this.rowids = grown(this.rowids, (n) => new Float64Array(n));
-    this.weights = grown(this.weights, (n) => new Uint32Array(n));
-    this.lengths = grown(this.lengths, (n) => new Uint32Array(n));
+    const grown = new Uint32Array(size);
+    grown.set(this.records.subarray(0, this.count * 4));
+    this.records = grown;
+  }
+
+  /** The postings by term name, each term's in the order added. */
+  byTerm(): Map<string, Postings> {
+    const lists = new Map<string, Postings>();
+    const records = this.records;
+    for (let at = 0; at < this.count * 4; at += 4) {
+      const term = vocabulary.names[records[at]!]!;
+      let list = lists.get(term);
+      if (!list) lists.set(term, (list = emptyPostings()));
+      list.rowids.push(this.first + records[at + 1]!);
+      list.weights.push(records[at + 2]!);
+      list.lengths.push(records[at + 3]!);
+    }
+    return lists;
   }
 
   /**
-   * The postings grouped by term, by a stable counting sort: `order` lists posting indexes
-   * term by term, the term `terms[g]`'s from `starts[g]` to `starts[g + 1]`, each term's in
-   * the order added (rowid order, as sections are added).
+   * Every term's row blob, for a segment written once with its sections added in rowid
+   * order (a full build): the terms in key order (so rows are appended to the table), and
+   * blob g is `data` from `starts[g]` to `starts[g + 1]`. Two passes in the order added, one
+   * to size each term's blob and one to fill it, so no posting is looked up out of order.
    */
-  grouped(): { terms: number[]; starts: Uint32Array; order: Uint32Array } {
-    const slots = new Int32Array(vocabulary.names.length).fill(-1);
+  encoded(): { terms: number[]; data: Buffer; starts: Uint32Array } {
+    const size = vocabulary.names.length;
+    const bytes = new Uint32Array(size);
+    const last = new Uint32Array(size);
     const terms: number[] = [];
-    const sizes: number[] = [];
-    for (let k = 0; k < this.count; k++) {
-      const term = this.terms[k]!;
-      if (slots[term]! < 0) {
-        slots[term] = terms.length;
-        terms.push(term);
-        sizes.push(0);
-      }
-      sizes[slots[term]!]!++;
+    const records = this.records;
+    const end = this.count * 4;
+    for (let at = 0; at < end; at += 4) {
+      const term = records[at]!;
+      const offset = records[at + 1]!;
+      if (bytes[term] === 0) terms.push(term);
+      else if (offset <= last[term]!) throw new Error(`postings of term ${vocabulary.names[term]} added out of rowid order`);
+      bytes[term] = bytes[term]! + varintSize(offset - last[term]!) + varintSize(records[at + 2]!) + varintSize(records[at + 3]!);
+      last[term] = offset;
     }
+    const names = vocabulary.names;
+    terms.sort((a, b) => (names[a]! < names[b]! ? -1 : 1));
     const starts = new Uint32Array(terms.length + 1);
-    for (let g = 0; g < terms.length; g++) starts[g + 1] = starts[g]! + sizes[g]!;
-    const next = starts.slice(0, terms.length);
-    const order = new Uint32Array(this.count);
-    for (let k = 0; k < this.count; k++) order[next[slots[this.terms[k]!]!]!++] = k;
-    return { terms, starts, order };
-  }
-
-  /** Postings `from` to `to` of `order`, as lists. */
-  lists(order: Uint32Array, from: number, to: number): Postings {
-    const out = emptyPostings();
-    for (let i = from; i < to; i++) {
-      const k = order[i]!;
-      out.rowids.push(this.rowids[k]!);
-      out.weights.push(this.weights[k]!);
-      out.lengths.push(this.lengths[k]!);
+    const cursors = last;
+    for (let g = 0; g < terms.length; g++) {
+      cursors[terms[g]!] = starts[g]!;
+      starts[g + 1] = starts[g]! + bytes[terms[g]!]!;
     }
-    return out;
+    const data = Buffer.allocUnsafe(starts[terms.length]!);
+    // `bytes` now holds each term's previous offset.
+    const previous = bytes.fill(0);
+    for (let at = 0; at < end; at += 4) {
+      const term = records[at]!;
+      const offset = records[at + 1]!;
+      let cursor = putVarint(data, cursors[term]!, offset - previous[term]!);
+      cursor = putVarint(data, cursor, records[at + 2]!);
+      cursors[term] = putVarint(data, cursor, records[at + 3]!);
+      previous[term] = offset;
+    }
+    return { terms, data, starts };
   }
+}
+
+function varintSize(value: number): number {
+  return value < 0x80 ? 1 : value < 0x4000 ? 2 : value < 0x200000 ? 3 : value < 0x10000000 ? 4 : 5;
 }
 
 /**
@@ -273,7 +295,7 @@ export class PostingsWriter {
     let postings = this.added.get(segment);
     if (!postings) {
       if (this.bulk) for (const earlier of [...this.added.keys()]) this.flushSegment(earlier);
-      this.added.set(segment, (postings = new SegmentPostings()));
+      this.added.set(segment, (postings = new SegmentPostings(segment * SEGMENT_ROWIDS)));
     }
     this.totals.sections += 1;
     this.totals.terms += page.lengths[ordinal]!;
@@ -291,17 +313,14 @@ export class PostingsWriter {
     const removed = this.removed.get(segment) ?? new Set<number>();
     this.added.delete(segment);
     this.removed.delete(segment);
-    const group = fresh?.grouped() ?? { terms: [], starts: new Uint32Array(1), order: new Uint32Array(0) };
     if (this.bulk) {
       // The table is empty: each term's postings as added, in rowid order.
-      for (let g = 0; g < group.terms.length; g++) {
-        const data = this.encodeGroup(segment, fresh!, group.order, group.starts[g]!, group.starts[g + 1]!);
-        this.statements.put.run(vocabulary.names[group.terms[g]!]!, segment, data);
-      }
+      if (!fresh) return;
+      const { terms, data, starts } = fresh.encoded();
+      for (let g = 0; g < terms.length; g++) this.statements.put.run(vocabulary.names[terms[g]!]!, segment, data.subarray(starts[g]!, starts[g + 1]!));
       return;
     }
-    const pending = new Map<string, Postings>();
-    for (let g = 0; g < group.terms.length; g++) pending.set(vocabulary.names[group.terms[g]!]!, fresh!.lists(group.order, group.starts[g]!, group.starts[g + 1]!));
+    const pending = fresh?.byTerm() ?? new Map<string, Postings>();
     for (const [term, data] of this.statements.segmentRows.all(segment) as [string, Buffer][]) {
       const added = pending.get(term);
       if (added === undefined && removed.size === 0) continue;
@@ -315,22 +334,6 @@ export class PostingsWriter {
       if (postings.rowids.length === 0) this.statements.drop.run(term, segment);
       else this.statements.put.run(term, segment, this.encode(segment, sorted(postings)));
     }
-  }
-
-  /** Like `encode`, straight from a segment's grouped postings (a full build's every row). */
-  private encodeGroup(segment: number, postings: SegmentPostings, order: Uint32Array, from: number, to: number): Buffer {
-    const out = this.room(to - from);
-    const { rowids, weights, lengths } = postings;
-    let at = 0;
-    let previous = segment * SEGMENT_ROWIDS;
-    for (let i = from; i < to; i++) {
-      const k = order[i]!;
-      at = putVarint(out, at, rowids[k]! - previous);
-      at = putVarint(out, at, weights[k]!);
-      at = putVarint(out, at, lengths[k]!);
-      previous = rowids[k]!;
-    }
-    return out.subarray(0, at);
   }
 
   /** The row's blob, in a buffer reused from row to row (binding copies it). */

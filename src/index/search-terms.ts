@@ -15,9 +15,10 @@ export function termsOf(text: string | null): string[] {
   return fold(text).match(TERM) ?? [];
 }
 
+/** Lower case before decomposing (a final sigma needs its word) and after (™ decomposes to "TM"). */
 function fold(text: string): string {
   const lower = text.toLowerCase();
-  return NON_ASCII.test(lower) ? lower.normalize("NFKD").replace(MARKS, "") : lower;
+  return NON_ASCII.test(lower) ? lower.normalize("NFKD").replace(MARKS, "").toLowerCase() : lower;
 }
 
 /** Search weights of a term found in the page title, a heading and a body (BM25, see src/index/views/search.ts). */
@@ -52,21 +53,19 @@ export class TermVocabulary {
 
   /** Numbers the terms of `text` into `numbers`; returns how many. */
   numberTerms(text: string): number {
-    if (NON_ASCII.test(text)) {
-      const terms = termsOf(text);
-      this.room(terms.length);
-      terms.forEach((term, i) => (this.numbers[i] = this.number(term)));
-      return terms.length;
-    }
-    // ASCII: letters and digits, read a character at a time, upper case folded in place.
+    // Letters and digits read a character at a time, upper case folded in place; a character
+    // beyond ASCII that folds to no term character separates terms as ASCII punctuation does,
+    // and any other sends the whole text the slow way (diacritics, cases beyond ASCII).
     this.room(text.length >> 1);
     const numbers = this.numbers;
     const end = text.length;
     let count = 0;
     let i = 0;
     while (i < end) {
-      let c = text.charCodeAt(i) | 0x20;
-      if (!((c >= 97 && c <= 122) || (c >= 48 && c <= 57 && c === text.charCodeAt(i)))) {
+      const raw = text.charCodeAt(i);
+      let c = raw | 0x20;
+      if (!((c >= 97 && c <= 122) || (raw >= 48 && raw <= 57))) {
+        if (raw >= 0x80 && !separates(raw)) return this.numberFolded(text);
         i++;
         continue;
       }
@@ -75,13 +74,21 @@ export class TermVocabulary {
       for (;;) {
         hash = Math.imul(hash ^ c, FNV_PRIME);
         if (++i === end) break;
-        const raw = text.charCodeAt(i);
-        c = raw | 0x20;
-        if (!((c >= 97 && c <= 122) || (raw >= 48 && raw <= 57))) break;
+        const next = text.charCodeAt(i);
+        c = next | 0x20;
+        if (!((c >= 97 && c <= 122) || (next >= 48 && next <= 57))) break;
       }
       numbers[count++] = this.find(hash >>> 0, text, start, i);
     }
     return count;
+  }
+
+  /** `numberTerms` for text the ASCII reading cannot take: folded as `termsOf` folds. */
+  private numberFolded(text: string): number {
+    const terms = termsOf(text);
+    this.room(terms.length);
+    terms.forEach((term, i) => (this.numbers[i] = this.number(term)));
+    return terms.length;
   }
 
   /** `numbers` holds at least `size`: a text of n characters has at most (n + 1) / 2 terms. */
@@ -136,6 +143,28 @@ export class TermVocabulary {
 const FNV_OFFSET = 0x811c9dc5;
 const FNV_PRIME = 0x01000193;
 
+/** What each UTF-16 code unit from 0x80 is known to be: 0 not yet asked, 1 a separator, 2 not. */
+const separatorKinds = new Uint8Array(0x10000);
+const TERM_OR_MARK = /[\p{L}\p{N}\p{Co}\p{M}]/u;
+
+/**
+ * Whether a non-ASCII code unit only ever separates terms: it is no letter, digit,
+ * private-use character or mark, and folds (lower case, NFKD) to none. Such a character
+ * leaves its neighbours' folding alone: the one context-dependent lower-casing (a final
+ * sigma) needs a letter, and its decomposition holds no mark to reorder with theirs.
+ * Surrogates are not asked about one by one: a text with any goes the slow way.
+ */
+function separates(code: number): boolean {
+  let kind = separatorKinds[code]!;
+  if (kind === 0) {
+    const char = String.fromCharCode(code);
+    const surrogate = code >= 0xd800 && code <= 0xdfff;
+    kind = surrogate || TERM_OR_MARK.test(char) || TERM_OR_MARK.test(fold(char)) ? 2 : 1;
+    separatorKinds[code] = kind;
+  }
+  return kind === 1;
+}
+
 /** Whether the ASCII `text.slice(from, to)`, lower-cased, is `name`. */
 function sameTerm(name: string, text: string, from: number, to: number): boolean {
   if (name.length !== to - from) return false;
@@ -163,49 +192,62 @@ export interface PageTerms {
   lengths: Uint32Array;
 }
 
-/** Weighted counts by term number, for one section at a time: zero everywhere between sections. */
-let counts = new Uint32Array(4096);
+/**
+ * Scratch space for `pageTerms`, reused from page to page: weighted counts by term number
+ * (zero everywhere between sections), and the page's terms and weights so far.
+ */
+const scratch = { counts: new Uint32Array(4096), terms: new Uint32Array(4096), weights: new Uint32Array(4096) };
 
 /** The sections' terms; `title` is the page title's (every section of a page carries its title). */
 export function pageTerms(title: string | null, sections: readonly { heading: string; body: string }[]): PageTerms {
   const titleTerms = termNumbers(title);
-  const terms: number[] = [];
-  const weights: number[] = [];
   const ends = new Uint32Array(sections.length);
   const lengths = new Uint32Array(sections.length);
-  const seen: number[] = [];
-  const tally = (numbers: Uint32Array, found: number, weight: number) => {
-    // Every number is below the vocabulary's size.
-    if (counts.length < vocabulary.names.length) {
-      const grown = new Uint32Array(vocabulary.names.length * 2);
-      grown.set(counts);
-      counts = grown;
-    }
-    const local = counts;
-    for (let i = 0; i < found; i++) {
-      const number = numbers[i]!;
-      const before = local[number]!;
-      if (before === 0) seen.push(number);
-      local[number] = before + weight;
-    }
-  };
+  let size = 0;
   for (let s = 0; s < sections.length; s++) {
     const section = sections[s]!;
-    tally(titleTerms, titleTerms.length, TITLE_WEIGHT);
+    const from = size;
+    size = tally(titleTerms, titleTerms.length, TITLE_WEIGHT, size);
     const inHeading = vocabulary.numberTerms(section.heading);
-    tally(vocabulary.numbers, inHeading, HEADING_WEIGHT);
+    size = tally(vocabulary.numbers, inHeading, HEADING_WEIGHT, size);
     const inBody = vocabulary.numberTerms(section.body);
-    tally(vocabulary.numbers, inBody, 1);
-    for (const number of seen) {
-      terms.push(number);
-      weights.push(counts[number]!);
-      counts[number] = 0;
+    size = tally(vocabulary.numbers, inBody, 1, size);
+    const { counts, terms, weights } = scratch;
+    for (let k = from; k < size; k++) {
+      const term = terms[k]!;
+      weights[k] = counts[term]!;
+      counts[term] = 0;
     }
-    seen.length = 0;
-    ends[s] = terms.length;
+    ends[s] = size;
     lengths[s] = titleTerms.length + inHeading + inBody;
   }
-  return { terms: Uint32Array.from(terms), weights: Uint32Array.from(weights), ends, lengths };
+  return { terms: scratch.terms.slice(0, size), weights: scratch.weights.slice(0, size), ends, lengths };
+}
+
+/**
+ * Adds `found` numbers, each counting `weight`, to the section being tallied, whose distinct
+ * terms so far end at scratch term `size`; returns the new size.
+ */
+function tally(numbers: Uint32Array, found: number, weight: number, size: number): number {
+  if (scratch.counts.length < vocabulary.names.length) scratch.counts = grown(scratch.counts, vocabulary.names.length * 2);
+  if (scratch.terms.length < size + found) {
+    scratch.terms = grown(scratch.terms, (size + found) * 2);
+    scratch.weights = grown(scratch.weights, (size + found) * 2);
+  }
+  const { counts, terms } = scratch;
+  for (let i = 0; i < found; i++) {
+    const number = numbers[i]!;
+    const before = counts[number]!;
+    if (before === 0) terms[size++] = number;
+    counts[number] = before + weight;
+  }
+  return size;
+}
+
+function grown(from: Uint32Array, size: number): Uint32Array<ArrayBuffer> {
+  const to = new Uint32Array(size);
+  to.set(from);
+  return to;
 }
 
 /** A text's terms as numbers in this thread's vocabulary. */

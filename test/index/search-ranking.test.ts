@@ -117,6 +117,21 @@ describe("search's own BM25 over its postings", () => {
     expect(Array.from(termNumbers("Café cafe CAFE"), (n) => vocabulary.names[n])).toEqual(["cafe", "cafe", "cafe"]);
   });
 
+  test("numbers text beyond ASCII into exactly the terms termsOf finds", () => {
+    const texts = [
+      "Queue › Claims — the “worker’s” lease… ok",
+      "a\u00a0b • c → d ¨ e",
+      "Café_Budget naïve e\u0301x",
+      "ﬁle ™ x² ①",
+      "ΟΔΟΣ. Σa İstanbul",
+      "emoji 😀z and 𝐀bold",
+      "mixed — then Ünïcode",
+    ];
+    for (const text of texts) {
+      expect(Array.from(termNumbers(text), (n) => vocabulary.names[n]), text).toEqual(termsOf(text));
+    }
+  });
+
   test("finds the terms FTS5's unicode61 tokenizer finds in ASCII text", () => {
     const texts = ["Retry_budget: the WORKER's 2nd try (e2e) -- x86-64, v1.2.3; naïve-free ASCII", "a\tb\nc  d-e/f.g@h#i", "__init__ CamelCase snake_case 0x1F"];
     db.exec("CREATE VIRTUAL TABLE temp.words USING fts5(text, tokenize='unicode61 remove_diacritics 2')");
