@@ -24,16 +24,20 @@ export interface PageHead {
 
 /**
  * The first `limit` bytes of a page inside `wikiRoot` (the wiki folder's real path).
+ * With `scratch`, they are read into a buffer this thread reuses, valid only until its next
+ * scratch read: a build reads every page once and keeps none of their bytes, and a new
+ * buffer a page was most of what its threads allocated outside their heaps.
  * With `hash`, its content hash: SHA-256 of the whole file, or for a file longer than
  * `limit`, of the bytes read, the size and the mtime. The index holds nothing from
  * past the cut, so a change there matters only as a change, which the size or mtime
  * shows; hashing the rest would read the whole file again on every change.
  */
-export function readPageHead(path: string, wikiRoot: string, options: { limit?: number; hash?: boolean } = {}): PageHead {
+export function readPageHead(path: string, wikiRoot: string, options: { limit?: number; hash?: boolean; scratch?: boolean } = {}): PageHead {
   const limit = options.limit ?? MAX_INDEXED_BYTES;
   const { fd, stat } = openFileWithin(path, wikiRoot);
   try {
-    const bytes = readFrom(fd, Buffer.allocUnsafe(Math.min(stat.size, limit)), 0);
+    const size = Math.min(stat.size, limit);
+    const bytes = readFrom(fd, options.scratch ? scratchBytes(size) : Buffer.allocUnsafe(size), 0);
     const truncated = stat.size > bytes.length;
     const head: PageHead = { bytes: truncated ? wholeCharacters(bytes) : bytes, size: stat.size, mtimeMs: stat.mtimeMs, truncated };
     if (options.hash) head.hash = contentHash(bytes, truncated ? stat : null);
@@ -51,7 +55,7 @@ export function readWholePage(path: string, wikiRoot: string): string {
 /** A page's content hash as the parser computes it (see readPageHead); null when it cannot be read. */
 export function hashPageFile(path: string, wikiRoot: string): string | null {
   try {
-    return readPageHead(path, wikiRoot, { hash: true }).hash!;
+    return readPageHead(path, wikiRoot, { hash: true, scratch: true }).hash!;
   } catch {
     return null;
   }
@@ -60,6 +64,14 @@ export function hashPageFile(path: string, wikiRoot: string): string | null {
 /** The line a reader is shown with a truncated page. */
 export function truncationNote(size: number): string {
   return `this page is ${(size / 1024 / 1024).toFixed(1)} MB; only its first ${MAX_INDEXED_BYTES / 1024 / 1024} MB are shown`;
+}
+
+let scratch = Buffer.allocUnsafe(64 * 1024);
+
+/** The scratch buffer's first `size` bytes (at most `MAX_INDEXED_BYTES`, so it stays bounded). */
+function scratchBytes(size: number): Buffer {
+  if (size > scratch.length) scratch = Buffer.allocUnsafe(Math.max(size, scratch.length * 2));
+  return scratch.subarray(0, size);
 }
 
 /** Fills `buffer` from `position` on, stopping early at the end of the file. */

@@ -73,7 +73,8 @@ export function createPageParser(): PageParser {
 function parseFile(file: ScannedFile, wikiRoot: string, knownHash?: string): ParsedFile {
   let head: PageHead;
   try {
-    head = readPageHead(file.absPath, wikiRoot, { hash: knownHash === undefined });
+    // The bytes are decoded and hashed here and never kept.
+    head = readPageHead(file.absPath, wikiRoot, { hash: knownHash === undefined, scratch: true });
   } catch (error) {
     return skipped(file, "", "page_unreadable", `page could not be read (${readFailure(error)})`);
   }

@@ -159,9 +159,12 @@ function summed(a: WordPostings, b: WordPostings): WordPostings {
  */
 class SegmentPostings {
   count = 0;
-  records = new Uint32Array(4096);
 
-  constructor(private readonly first: number) {}
+  /** `records` may be a finished segment's, reused: a full build would otherwise allocate megabytes a segment. */
+  constructor(
+    private readonly first: number,
+    public records = new Uint32Array(4096),
+  ) {}
 
   /** Section `ordinal` of a page's terms, as section `rowid`. */
   add(rowid: number, page: PageTerms, ordinal: number): void {
@@ -211,7 +214,7 @@ class SegmentPostings {
    * blob g is `data` from `starts[g]` to `starts[g + 1]`. Two passes in the order added, one
    * to size each term's blob and one to fill it, so no posting is looked up out of order.
    */
-  encoded(): { terms: number[]; data: Buffer; starts: Uint32Array } {
+  encoded(buffer: (size: number) => Buffer): { terms: number[]; data: Buffer; starts: Uint32Array } {
     const size = vocabulary.names.length;
     const bytes = new Uint32Array(size);
     const last = new Uint32Array(size);
@@ -234,7 +237,7 @@ class SegmentPostings {
       cursors[terms[g]!] = starts[g]!;
       starts[g + 1] = starts[g]! + bytes[terms[g]!]!;
     }
-    const data = Buffer.allocUnsafe(starts[terms.length]!);
+    const data = buffer(starts[terms.length]!);
     // `bytes` now holds each term's previous offset.
     const previous = bytes.fill(0);
     for (let at = 0; at < end; at += 4) {
@@ -265,6 +268,8 @@ export class PostingsWriter {
   private readonly totals: SearchTotals;
   private readonly statements;
   private encoded = Buffer.allocUnsafe(64 * 1024);
+  /** A written segment's records, for the next segment of a full build. */
+  private spare: Uint32Array<ArrayBuffer> | undefined;
 
   constructor(
     private readonly db: Db,
@@ -295,7 +300,8 @@ export class PostingsWriter {
     let postings = this.added.get(segment);
     if (!postings) {
       if (this.bulk) for (const earlier of [...this.added.keys()]) this.flushSegment(earlier);
-      this.added.set(segment, (postings = new SegmentPostings(segment * SEGMENT_ROWIDS)));
+      this.added.set(segment, (postings = new SegmentPostings(segment * SEGMENT_ROWIDS, this.spare)));
+      this.spare = undefined;
     }
     this.totals.sections += 1;
     this.totals.terms += page.lengths[ordinal]!;
@@ -316,8 +322,9 @@ export class PostingsWriter {
     if (this.bulk) {
       // The table is empty: each term's postings as added, in rowid order.
       if (!fresh) return;
-      const { terms, data, starts } = fresh.encoded();
+      const { terms, data, starts } = fresh.encoded((size) => this.buffer(size));
       for (let g = 0; g < terms.length; g++) this.statements.put.run(vocabulary.names[terms[g]!]!, segment, data.subarray(starts[g]!, starts[g + 1]!));
+      this.spare = fresh.records;
       return;
     }
     const pending = fresh?.byTerm() ?? new Map<string, Postings>();
@@ -352,8 +359,12 @@ export class PostingsWriter {
 
   /** The reused buffer, big enough for `postings` postings: three values below 2^32, at most 5 bytes each. */
   private room(postings: number): Buffer {
-    const most = postings * 3 * 5;
-    if (most > this.encoded.length) this.encoded = Buffer.allocUnsafe(Math.max(most, this.encoded.length * 2));
+    return this.buffer(postings * 3 * 5);
+  }
+
+  /** The reused buffer, at least `size` bytes long. */
+  private buffer(size: number): Buffer {
+    if (size > this.encoded.length) this.encoded = Buffer.allocUnsafe(Math.max(size, this.encoded.length * 2));
     return this.encoded;
   }
 }
