@@ -37,15 +37,20 @@ const HEADING_WEIGHT = 3;
  */
 export class TermVocabulary {
   readonly names: string[] = [];
-  private hashes = new Uint32Array(1024);
-  /** Term number + 1 per slot, 0 where empty; never more than half full. */
-  private slots = new Int32Array(2048);
+  private hashes = new Int32Array(1024);
+  /**
+   * Four numbers a slot: term number + 1 (0 where empty), the term's hash, and its
+   * characters packed (`packedLow`, `packedHigh`). A term of up to 7 ASCII characters is
+   * known by its packing alone, so most words are numbered without reading a name: one
+   * slot, one cache line. Never more than half full.
+   */
+  private slots = new Int32Array(2048 * 4);
   private sent = 0;
 
   number(term: string): number {
     let hash = FNV_OFFSET;
     for (let i = 0; i < term.length; i++) hash = Math.imul(hash ^ term.charCodeAt(i), FNV_PRIME);
-    return this.find(hash >>> 0, term, 0, term.length);
+    return this.find(hash, packedLow(term), packedHigh(term), term, 0, term.length);
   }
 
   /** The numbers of the terms of `text`, in order: the first `count` of `numbers`, overwritten by the next call. */
@@ -71,14 +76,19 @@ export class TermVocabulary {
       }
       const start = i;
       let hash = FNV_OFFSET;
+      let low = 0;
+      let high = 0;
       for (;;) {
         hash = Math.imul(hash ^ c, FNV_PRIME);
+        const at = i - start;
+        if (at < 4) low |= c << (at << 3);
+        else if (at < 7) high |= c << ((at - 4) << 3);
         if (++i === end) break;
         const next = text.charCodeAt(i);
         c = next | 0x20;
         if (!((c >= 97 && c <= 122) || (next >= 48 && next <= 57))) break;
       }
-      numbers[count++] = this.find(hash >>> 0, text, start, i);
+      numbers[count++] = this.find(hash, low, i - start > SHORT ? LONG : high | ((i - start) << 24), text, start, i);
     }
     return count;
   }
@@ -96,40 +106,51 @@ export class TermVocabulary {
     if (size + 1 > this.numbers.length) this.numbers = new Uint32Array(Math.max(size + 1, this.numbers.length * 2));
   }
 
-  /** The number of `text.slice(from, to)`, numbered now if new. */
-  private find(hash: number, text: string, from: number, to: number): number {
-    const mask = this.slots.length - 1;
+  /** The number of `text.slice(from, to)` (lower-cased), numbered now if new; `low` and `high` are its packing. */
+  private find(hash: number, low: number, high: number, text: string, from: number, to: number): number {
+    const slots = this.slots;
+    const mask = (slots.length >> 2) - 1;
     for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
-      const entry = this.slots[slot]!;
+      const at = slot << 2;
+      const entry = slots[at]!;
       if (entry === 0) break;
-      const number = entry - 1;
-      if (this.hashes[number] === hash && sameTerm(this.names[number]!, text, from, to)) return number;
+      if (slots[at + 1] === hash && slots[at + 2] === low && slots[at + 3] === high && (high !== LONG || sameTerm(this.names[entry - 1]!, text, from, to))) {
+        return entry - 1;
+      }
     }
     // Lower case, and a copy, not a slice that would keep the whole text alive.
     const name = (" " + text.slice(from, to).toLowerCase()).slice(1);
     const number = this.names.length;
     this.names.push(name);
     if (number >= this.hashes.length) {
-      const grown = new Uint32Array(this.hashes.length * 2);
+      const grown = new Int32Array(this.hashes.length * 2);
       grown.set(this.hashes);
       this.hashes = grown;
     }
     this.hashes[number] = hash;
-    if ((number + 1) * 2 > this.slots.length) this.rehash();
-    else this.place(number);
+    if ((number + 1) * 2 > slots.length >> 2) this.rehash();
+    else this.place(number, low, high);
     return number;
   }
 
-  private place(number: number): void {
-    const mask = this.slots.length - 1;
+  private place(number: number, low: number, high: number): void {
+    const slots = this.slots;
+    const mask = (slots.length >> 2) - 1;
     let slot = this.hashes[number]! & mask;
-    while (this.slots[slot] !== 0) slot = (slot + 1) & mask;
-    this.slots[slot] = number + 1;
+    while (slots[slot << 2] !== 0) slot = (slot + 1) & mask;
+    const at = slot << 2;
+    slots[at] = number + 1;
+    slots[at + 1] = this.hashes[number]!;
+    slots[at + 2] = low;
+    slots[at + 3] = high;
   }
 
   private rehash(): void {
     this.slots = new Int32Array(this.slots.length * 2);
-    for (let number = 0; number < this.names.length; number++) this.place(number);
+    for (let number = 0; number < this.names.length; number++) {
+      const name = this.names[number]!;
+      this.place(number, packedLow(name), packedHigh(name));
+    }
   }
 
   /** The names numbered since the last call, and the number of the first. */
@@ -140,8 +161,29 @@ export class TermVocabulary {
   }
 }
 
-const FNV_OFFSET = 0x811c9dc5;
+const FNV_OFFSET = 0x811c9dc5 | 0;
 const FNV_PRIME = 0x01000193;
+
+/**
+ * A term's packing: its first four characters a byte each in `low`, the next three in
+ * `high` with its length in the top byte. Only terms of up to SHORT ASCII characters are
+ * told apart by it; every other term's `high` is LONG, and its name is compared too.
+ */
+const SHORT = 7;
+const LONG = 0xff << 24;
+
+function packedLow(term: string): number {
+  let low = 0;
+  for (let i = 0; i < Math.min(4, term.length); i++) low |= term.charCodeAt(i) << (i << 3);
+  return low;
+}
+
+function packedHigh(term: string): number {
+  if (term.length > SHORT || NON_ASCII.test(term)) return LONG;
+  let high = 0;
+  for (let i = 4; i < term.length; i++) high |= term.charCodeAt(i) << ((i - 4) << 3);
+  return high | (term.length << 24);
+}
 
 /** What each UTF-16 code unit from 0x80 is known to be: 0 not yet asked, 1 a separator, 2 not. */
 const separatorKinds = new Uint8Array(0x10000);

@@ -11,7 +11,7 @@ import { sandbox, type Sandbox } from "../support/cli.js";
 import { generateBenchWiki } from "../support/bench-wiki.js";
 import { parsePage } from "../../src/wiki/page.js";
 import { isLandingPath } from "../../src/wiki/slug.js";
-import { termNumbers, termsOf, vocabulary } from "../../src/index/search-terms.js";
+import { TermVocabulary, termNumbers, termsOf, vocabulary } from "../../src/index/search-terms.js";
 
 /**
  * Search scores its own postings (src/index/postings.ts) with FTS5's BM25, computed the same
@@ -130,6 +130,26 @@ describe("search's own BM25 over its postings", () => {
     for (const text of texts) {
       expect(Array.from(termNumbers(text), (n) => vocabulary.names[n]), text).toEqual(termsOf(text));
     }
+  });
+
+  test("tells apart terms that share their first characters, however long, and across rehashes", () => {
+    const words: string[] = [];
+    for (const stem of ["abcdefg", "abcd", "x", "retrybu", "9z"]) {
+      for (let extra = 0; extra < 400; extra++) words.push(stem + extra.toString(36));
+    }
+    words.push("abcdefg", "abcdefgh", "abcdefgi", "abc", "abcdef0", "a1", "1a");
+    const fresh = new TermVocabulary();
+    const text = words.join(" ");
+    const count = fresh.numberTerms(text.toUpperCase());
+    const numbers = Array.from(fresh.numbers.subarray(0, count));
+    expect(numbers.map((n) => fresh.names[n])).toEqual(words);
+    expect(new Set(numbers).size).toBe(new Set(words).size);
+    // The slow way (text beyond ASCII) finds the same numbers.
+    expect(words.map((word) => fresh.number(word))).toEqual(numbers);
+    expect(Array.from(fresh.numbers.subarray(0, fresh.numberTerms(`é ${text}`)).subarray(1))).toEqual(numbers);
+    // Two long terms with the same first four characters and the same FNV-1a hash.
+    const colliding = ["collkvlfaa", "coll3pdhaa"];
+    expect(Array.from(fresh.numbers.subarray(0, fresh.numberTerms(colliding.join(" "))), (n) => fresh.names[n])).toEqual(colliding);
   });
 
   test("finds the terms FTS5's unicode61 tokenizer finds in ASCII text", () => {
