@@ -65,6 +65,9 @@ export class IndexFile {
       // Nobody else reads this file before it is complete: a write-ahead log would only
       // double the space a build needs, and a fresh file's rollback journal stays empty.
       db.pragma("journal_mode = MEMORY");
+      // A full build writes each page's rows right after the page itself and deletes
+      // nothing, so checking every row's parent (a lookup a row) finds nothing to refuse.
+      db.pragma("foreign_keys = OFF");
       const result = await fill(db);
       // A file that is complete on its own; openDatabase switches it to WAL when it is opened.
       db.pragma("journal_mode = DELETE");

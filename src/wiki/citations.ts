@@ -15,6 +15,7 @@ export function citationsOf(tokens: readonly Token[]): string[] {
   for (const token of tokens) {
     if (token.type !== "inline" || !token.children) continue;
     for (const run of proseRuns(token.children)) {
+      if (!run.includes("[@")) continue;
       for (const match of run.matchAll(CITATION)) {
         for (const id of match[0].matchAll(CITED_ID)) seen.add(id[1] ?? "");
       }

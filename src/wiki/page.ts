@@ -84,9 +84,15 @@ function pageLinks(tokens: readonly Token[], slug: string, isLanding: boolean): 
 
 const ATX_HEADING_LINE = /^ {0,3}#{1,6}(?:[ \t]|$)/;
 
-/** True when a body holds nothing but ATX heading lines and whitespace. */
+/** One line and its end (CRLF, CR or LF, as markdown-it counts lines), from `lastIndex` on. */
+const LINE = /([^\r\n]*)(?:\r\n|\r|\n|$)/y;
+
+/** True when a body holds nothing but ATX heading lines and whitespace (read up to its first other line). */
 export function emptyBody(body: string): boolean {
-  return body
-    .split(/\r\n|\r|\n/)
-    .every((line) => line.trim() === "" || ATX_HEADING_LINE.test(line));
+  LINE.lastIndex = 0;
+  while (LINE.lastIndex < body.length) {
+    const line = LINE.exec(body)![1]!;
+    if (line.trim() !== "" && !ATX_HEADING_LINE.test(line)) return false;
+  }
+  return true;
 }
