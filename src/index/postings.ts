@@ -93,7 +93,7 @@ export function postingsWithPrefix(db: Db, prefix: string): WordPostings {
     else byTerm.set(row[0], [row]);
   }
   const terms = [...byTerm.values()].map((list) => decodeRows(list, 0, list.length));
-  return terms.length === 1 ? terms[0]! : terms.reduce(summed, wordPostings(0));
+  return terms.length === 0 ? wordPostings(0) : terms.slice(1).reduce(summed, terms[0]!);
 }
 
 /** Rows `from` to `to` (one term's, in segment order) decoded. A posting takes at least 3 bytes. */
