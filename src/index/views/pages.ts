@@ -94,35 +94,45 @@ export class PageNotFound extends ProductError {
 
 const SUGGESTION_MIN = 0.6;
 
-/**
- * The three best neighbours scoring at least SUGGESTION_MIN (ties: slug order). Once three
- * are held, a candidate must reach the third one's score, so most comparisons stop early.
- */
 function suggestSlugs(db: Db, wanted: string): string[] {
+  return closestSlugs(cachedStatement(db, "SELECT slug FROM pages").pluck().all() as string[], wanted);
+}
+
+interface Suggestion {
+  slug: string;
+  score: number;
+}
+
+/**
+ * The three slugs most like `wanted` scoring at least SUGGESTION_MIN (ties: slug order).
+ * Once three are held, a candidate must reach the third one's score, so most comparisons
+ * stop early.
+ */
+export function closestSlugs(slugs: readonly string[], wanted: string): string[] {
   const whole = wanted.toLowerCase();
   const last = whole.slice(whole.lastIndexOf("/") + 1);
-  const slugs = db.prepare("SELECT slug FROM pages").pluck().all() as string[];
-  const best: { slug: string; score: number }[] = [];
-  const before = (a: { slug: string; score: number }, b: { slug: string; score: number }) =>
-    b.score - a.score || (a.slug < b.slug ? -1 : 1);
-  let floor = SUGGESTION_MIN;
-  for (const slug of slugs) {
-    const lower = slug.toLowerCase();
-    const tail = lower.slice(lower.lastIndexOf("/") + 1);
-    // Each similarity is exact when it reaches the floor and 0 below it, so the score is
-    // exact whenever the candidate can still make the list.
-    let score = Math.max(
-      mayReach(last, tail, floor) ? similarityAtLeast(last, tail, floor) : 0,
-      mayReach(whole, lower, floor) ? similarityAtLeast(whole, lower, floor) : 0,
-    );
-    if (tail.includes(last) && last.length >= 3) score = Math.max(score, 0.8);
-    if (score < floor) continue;
-    best.push({ slug, score });
-    best.sort(before);
-    if (best.length > 3) best.pop();
-    if (best.length === 3) floor = Math.max(SUGGESTION_MIN, best[2]!.score);
-  }
+  const best: Suggestion[] = [];
+  const floor = { value: SUGGESTION_MIN };
+  for (const slug of slugs) consider(best, floor, slug, whole, last);
   return best.map((s) => s.slug);
+}
+
+function consider(best: Suggestion[], floor: { value: number }, slug: string, whole: string, last: string): void {
+  const lower = slug.toLowerCase();
+  const tail = lower.slice(lower.lastIndexOf("/") + 1);
+  const min = floor.value;
+  // Each similarity is exact when it reaches the floor and 0 below it, so the score is
+  // exact whenever the candidate can still make the list.
+  let score = Math.max(
+    mayReach(last, tail, min) ? similarityAtLeast(last, tail, min) : 0,
+    mayReach(whole, lower, min) ? similarityAtLeast(whole, lower, min) : 0,
+  );
+  if (tail.includes(last) && last.length >= 3) score = Math.max(score, 0.8);
+  if (score < min) return;
+  best.push({ slug, score });
+  best.sort((a, b) => b.score - a.score || (a.slug < b.slug ? -1 : 1));
+  if (best.length > 3) best.pop();
+  if (best.length === 3) floor.value = Math.max(SUGGESTION_MIN, best[2]!.score);
 }
 
 const counts = new Int32Array(128);
