@@ -367,11 +367,15 @@ function createContext(opts) {
      * numbered from 0); `after(i, { ms, stdout, stderr })` runs untimed after each one;
      * `check(stdout, stderr)` may return a warning string; `env` adds or overrides variables;
      * `status` is the exit code every run must end with (0 unless a failure is measured).
+     * Each timed run is followed by a `node -e 0` (`paired_baseline`), and the measurement's
+     * margins are taken over those: this machine's speed drifts by a third from one minute
+     * to the next, and a baseline from the start and end of a long run does not see it.
      */
     measure({ label, ca = true, args, cwd = tmp, stateHome, env, runs = opts.runs, warmup = opts.warmup, before, after, check, baseline = false, status = 0 }) {
       const display = ca ? `ca ${args.map(quoteArg).join(" ")}` : `node ${args.map(quoteArg).join(" ")}`;
       const argv = ca ? [ctx.cli, ...args] : args;
       const samples = [];
+      const paired = [];
       let peakKb = 0;
       let firstMs = null;
       let checked = false;
@@ -388,6 +392,7 @@ function createContext(opts) {
         if (i < warmup) continue;
         samples.push(r.ms);
         if (r.rssKb !== null) peakKb = Math.max(peakKb, r.rssKb);
+        if (!baseline) paired.push(runOnce(["-e", "0"], { cwd: tmp, display: "node -e 0" }).ms);
       }
       const stats = summarize(samples);
       const m = {
@@ -402,7 +407,12 @@ function createContext(opts) {
       };
       if (opts.samples) m.samples_ms = samples.map(round1);
       Object.defineProperty(m, "raw", { value: samples, enumerable: false });
-      if (!baseline) measurements.push(m);
+      if (!baseline) {
+        const base = summarize(paired);
+        m.paired_baseline = { median_ms: base.median, p90_ms: base.p90, min_ms: base.min };
+        Object.defineProperty(m, "pairedBase", { value: base, enumerable: false });
+        measurements.push(m);
+      }
       log(`${label ?? display}: median ${m.median_ms} ms, p90 ${m.p90_ms} ms, min ${m.min_ms} ms, rss ${m.peak_rss_mb} MB`);
       return m;
     },
@@ -446,12 +456,13 @@ function createContext(opts) {
     finish(baselineSamples) {
       const base = summarize(baselineSamples);
       for (const m of measurements) {
-        m.baseline_median_ms = base.median;
+        const own = m.pairedBase ?? base;
+        m.baseline_median_ms = own.median;
         if (m.median_ms === undefined) continue;
         m.margin_ms = {
-          median: round1(m.median_ms - base.median),
-          p90: round1(m.p90_ms - base.p90),
-          min: round1(m.min_ms - base.min),
+          median: round1(m.median_ms - own.median),
+          p90: round1(m.p90_ms - own.p90),
+          min: round1(m.min_ms - own.min),
         };
       }
       const out = {};
@@ -475,7 +486,7 @@ function createContext(opts) {
         // A margin compares like with like (median with median, p90 with p90); an
         // absolute limit on the worst run is shown beside the baseline median.
         const baseStat = t.stat === "max" ? "median" : t.stat;
-        const entry = { figure: t.figure, stat: t.stat, value_ms: value, baseline_ms: base[baseStat] };
+        const entry = { figure: t.figure, stat: t.stat, value_ms: value, baseline_ms: (t.measurement.pairedBase ?? base)[baseStat] };
         entry.margin_ms = round1(value - entry.baseline_ms);
         if (t.marginMs !== undefined) {
           entry.limit = `baseline + ${t.marginMs} ms`;
