@@ -88,6 +88,8 @@ export class TermVocabulary {
         c = next | 0x20;
         if (!((c >= 97 && c <= 122) || (next >= 48 && next <= 57))) break;
       }
+      // A word running into a letter beyond ASCII is not numbered in part first.
+      if (i < end && text.charCodeAt(i) >= 0x80 && !separates(text.charCodeAt(i))) return this.numberFolded(text);
       numbers[count++] = this.find(hash, low, i - start > SHORT ? LONG : high | ((i - start) << 24), text, start, i);
     }
     return count;

@@ -130,6 +130,10 @@ describe("search's own BM25 over its postings", () => {
     for (const text of texts) {
       expect(Array.from(termNumbers(text), (n) => vocabulary.names[n]), text).toEqual(termsOf(text));
     }
+    // A word cut short by a letter beyond ASCII leaves no fragment in the vocabulary.
+    const fresh = new TermVocabulary();
+    fresh.numberTerms("plain naïve");
+    expect(fresh.names).toEqual(["plain", "naive"]);
   });
 
   test("tells apart terms that share their first characters, however long, and across rehashes", () => {
