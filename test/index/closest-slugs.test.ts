@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { similarity } from "../../src/core/similarity.js";
-import { closestSlugs } from "../../src/index/views/pages.js";
+import { closestSlugs } from "../../src/index/views/slug-suggestions.js";
 
 /** The suggestions by definition: every slug scored exactly, the best three of at least 0.6 (ties: slug order). */
 function reference(slugs: string[], wanted: string): string[] {

@@ -4,7 +4,7 @@ import { readPageHead, truncationNote } from "../page-file.js";
 import { cachedStatement, type Db } from "../../core/sqlite.js";
 import { ProductError, invalid } from "../../core/errors.js";
 import { topicsFor } from "./search.js";
-import { similarityAtLeast } from "../../core/similarity.js";
+import { closestSlugs } from "./slug-suggestions.js";
 
 export interface PageSourceView {
   source_id: string;
@@ -92,80 +92,8 @@ export class PageNotFound extends ProductError {
   }
 }
 
-const SUGGESTION_MIN = 0.6;
-
 function suggestSlugs(db: Db, wanted: string): string[] {
   return closestSlugs(cachedStatement(db, "SELECT slug FROM pages").pluck().all() as string[], wanted);
-}
-
-interface Suggestion {
-  slug: string;
-  score: number;
-}
-
-/**
- * The three slugs most like `wanted` scoring at least SUGGESTION_MIN (ties: slug order).
- * Once three are held, a candidate must reach the third one's score, so most comparisons
- * stop early.
- */
-export function closestSlugs(slugs: readonly string[], wanted: string): string[] {
-  const whole = wanted.toLowerCase();
-  const last = whole.slice(whole.lastIndexOf("/") + 1);
-  const best: Suggestion[] = [];
-  const floor = { value: SUGGESTION_MIN };
-  for (const slug of slugs) consider(best, floor, slug, whole, last);
-  return best.map((s) => s.slug);
-}
-
-function consider(best: Suggestion[], floor: { value: number }, slug: string, whole: string, last: string): void {
-  const lower = slug.toLowerCase();
-  const tail = lower.slice(lower.lastIndexOf("/") + 1);
-  const min = floor.value;
-  // Each similarity is exact when it reaches the floor and 0 below it, so the score is
-  // exact whenever the candidate can still make the list.
-  let score = Math.max(
-    mayReach(last, tail, min) ? similarityAtLeast(last, tail, min) : 0,
-    mayReach(whole, lower, min) ? similarityAtLeast(whole, lower, min) : 0,
-  );
-  if (tail.includes(last) && last.length >= 3) score = Math.max(score, 0.8);
-  if (score < min) return;
-  best.push({ slug, score });
-  best.sort((a, b) => b.score - a.score || (a.slug < b.slug ? -1 : 1));
-  if (best.length > 3) best.pop();
-  if (best.length === 3) floor.value = Math.max(SUGGESTION_MIN, best[2]!.score);
-}
-
-const counts = new Int32Array(128);
-
-/**
- * False when `b` is surely less similar to `a` than `min` (similarityAtLeast's measure):
- * the characters one string has and the other lacks (as multisets) each need an edit, and
- * a swap of neighbours changes none of them, so their count bounds the edits from below.
- * Linear, against the quadratic comparison it saves; strings beyond ASCII are let through.
- */
-function mayReach(a: string, b: string, min: number): boolean {
-  const allowed = Math.floor((1 - min) * Math.max(a.length, b.length) + 1e-9);
-  if (Math.abs(a.length - b.length) > allowed) return false;
-  let ascii = true;
-  for (let i = 0; i < a.length; i++) {
-    const c = a.charCodeAt(i);
-    if (c >= 128) ascii = false;
-    else counts[c]!++;
-  }
-  let unmatched = 0; // characters of b that a lacks
-  for (let i = 0; ascii && i < b.length; i++) {
-    const c = b.charCodeAt(i);
-    if (c >= 128) ascii = false;
-    else if (counts[c]! > 0) counts[c]!--;
-    else unmatched++;
-  }
-  for (let i = 0; i < a.length; i++) {
-    const c = a.charCodeAt(i);
-    if (c < 128) counts[c] = 0;
-  }
-  if (!ascii) return true;
-  const lacking = a.length - (b.length - unmatched); // characters of a that b lacks
-  return Math.max(unmatched, lacking) <= allowed;
 }
 
 /** `wikiRoot` is almanac/'s real path: the page file is read only when it really lies inside it. */

@@ -165,26 +165,28 @@ function bestSections(phrases: WordPostings[], { idf, average }: { idf: number[]
   const pages: number[] = [];
   const scores: number[] = [];
   const sections: number[] = [];
-  const at = new Uint32Array(phrases.length);
+  const words = phrases.length;
+  const at = new Uint32Array(words);
+  // Each word's next rowid (Infinity once its list is walked), so finding the next section
+  // reads one number a word: a CLI search runs this walk before its code has warmed up.
+  const heads = new Float64Array(words);
+  for (let i = 0; i < words; i++) heads[i] = phrases[i]!.count > 0 ? phrases[i]!.rowids[0]! : Infinity;
   for (;;) {
     let rowid = Infinity;
-    for (let i = 0; i < phrases.length; i++) {
-      const p = phrases[i]!;
-      if (at[i]! < p.count && p.rowids[at[i]!]! < rowid) rowid = p.rowids[at[i]!]!;
-    }
+    for (let i = 0; i < words; i++) if (heads[i]! < rowid) rowid = heads[i]!;
     if (rowid === Infinity) break;
     // FTS5 adds the words in query order; a word the section lacks adds nothing.
     let score = 0;
     let norm = 0;
-    for (let i = 0; i < phrases.length; i++) {
+    for (let i = 0; i < words; i++) {
+      if (heads[i] !== rowid) continue;
       const p = phrases[i]!;
       const k = at[i]!;
-      if (k < p.count && p.rowids[k] === rowid) {
-        if (norm === 0) norm = K1 * (1 - B + (B * p.lengths[k]!) / average);
-        const f = p.weights[k]!;
-        score += idf[i]! * ((f * (K1 + 1.0)) / (f + norm));
-        at[i] = k + 1;
-      }
+      if (norm === 0) norm = K1 * (1 - B + (B * p.lengths[k]!) / average);
+      const f = p.weights[k]!;
+      score += idf[i]! * ((f * (K1 + 1.0)) / (f + norm));
+      at[i] = k + 1;
+      heads[i] = k + 1 < p.count ? p.rowids[k + 1]! : Infinity;
     }
     score = -1 * score;
     const page = Math.floor(rowid / SECTION_SLOTS);
