@@ -66,7 +66,8 @@ export function truncationNote(size: number): string {
   return `this page is ${(size / 1024 / 1024).toFixed(1)} MB; only its first ${MAX_INDEXED_BYTES / 1024 / 1024} MB are shown`;
 }
 
-let scratch = Buffer.allocUnsafe(64 * 1024);
+/** Grown on first use: only parsing and hashing read into it, which most commands never do. */
+let scratch = Buffer.alloc(0);
 
 /** The scratch buffer's first `size` bytes (at most `MAX_INDEXED_BYTES`, so it stays bounded). */
 function scratchBytes(size: number): Buffer {

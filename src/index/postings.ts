@@ -345,7 +345,8 @@ export class PostingsWriter {
 
   /** The row's blob, in a buffer reused from row to row (binding copies it). */
   private encode(segment: number, postings: Postings): Buffer {
-    const out = this.room(postings.rowids.length);
+    // Three values below 2^32 a posting, at most 5 bytes each.
+    const out = this.buffer(postings.rowids.length * 3 * 5);
     let at = 0;
     let previous = segment * SEGMENT_ROWIDS;
     for (let i = 0; i < postings.rowids.length; i++) {
@@ -357,12 +358,7 @@ export class PostingsWriter {
     return out.subarray(0, at);
   }
 
-  /** The reused buffer, big enough for `postings` postings: three values below 2^32, at most 5 bytes each. */
-  private room(postings: number): Buffer {
-    return this.buffer(postings * 3 * 5);
-  }
-
-  /** The reused buffer, at least `size` bytes long. */
+  /** The buffer reused from row to row, at least `size` bytes long. */
   private buffer(size: number): Buffer {
     if (size > this.encoded.length) this.encoded = Buffer.allocUnsafe(Math.max(size, this.encoded.length * 2));
     return this.encoded;

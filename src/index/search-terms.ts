@@ -70,7 +70,7 @@ export class TermVocabulary {
       const raw = text.charCodeAt(i);
       let c = raw | 0x20;
       if (!((c >= 97 && c <= 122) || (raw >= 48 && raw <= 57))) {
-        if (raw >= 0x80 && !separates(raw)) return this.numberFolded(text);
+        if (needsFolding(raw)) return this.numberFolded(text);
         i++;
         continue;
       }
@@ -89,7 +89,7 @@ export class TermVocabulary {
         if (!((c >= 97 && c <= 122) || (next >= 48 && next <= 57))) break;
       }
       // A word running into a letter beyond ASCII is not numbered in part first.
-      if (i < end && text.charCodeAt(i) >= 0x80 && !separates(text.charCodeAt(i))) return this.numberFolded(text);
+      if (i < end && needsFolding(text.charCodeAt(i))) return this.numberFolded(text);
       numbers[count++] = this.find(hash, low, i - start > SHORT ? LONG : high | ((i - start) << 24), text, start, i);
     }
     return count;
@@ -187,8 +187,8 @@ function packedHigh(term: string): number {
   return high | (term.length << 24);
 }
 
-/** What each UTF-16 code unit from 0x80 is known to be: 0 not yet asked, 1 a separator, 2 not. */
-const separatorKinds = new Uint8Array(0x10000);
+/** What each UTF-16 code unit from 0x80 is known to be: 0 not yet asked, 1 a separator, 2 not (made on first need: most reads never meet one). */
+let separatorKinds: Uint8Array | null = null;
 const TERM_OR_MARK = /[\p{L}\p{N}\p{Co}\p{M}]/u;
 
 /**
@@ -199,6 +199,7 @@ const TERM_OR_MARK = /[\p{L}\p{N}\p{Co}\p{M}]/u;
  * Surrogates are not asked about one by one: a text with any goes the slow way.
  */
 function separates(code: number): boolean {
+  separatorKinds ??= new Uint8Array(0x10000);
   let kind = separatorKinds[code]!;
   if (kind === 0) {
     const char = String.fromCharCode(code);
@@ -207,6 +208,11 @@ function separates(code: number): boolean {
     separatorKinds[code] = kind;
   }
   return kind === 1;
+}
+
+/** A code unit the character-at-a-time reading cannot take: beyond ASCII and no mere separator. */
+function needsFolding(code: number): boolean {
+  return code >= 0x80 && !separates(code);
 }
 
 /** Whether the ASCII `text.slice(from, to)`, lower-cased, is `name`. */
