@@ -84,12 +84,6 @@ module.exports = {
       to: { path: "smol-toml" },
     },
     {
-      name: "color-only-in-cli-render",
-      severity: "error",
-      from: { path: "^src", pathNot: "^src/cli/render/" },
-      to: { path: "picocolors" },
-    },
-    {
       name: "markdown-and-yaml-only-in-wiki",
       severity: "error",
       comment: "Parsing libraries stay behind the wiki format library (and off the read fast path).",

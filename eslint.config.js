@@ -29,6 +29,8 @@ export default tseslint.config(
   {
     files: ["**/*.cjs"],
     languageOptions: { sourceType: "commonjs", globals: { module: "writable", require: "readonly" } },
+    // In a CommonJS file (a `--require` preload), require() is how one imports.
+    rules: { "@typescript-eslint/no-require-imports": "off" },
   },
   {
     files: ["test/**", "bench/**", "scripts/**"],

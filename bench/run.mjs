@@ -40,6 +40,8 @@ const MB = 1024 * 1024;
 /** Set to 1 in the runner's environment to measure without the CLI's V8 code cache. */
 const COMPILE_CACHE_SWITCH = "CODEALMANAC_NO_COMPILE_CACHE";
 const round1 = (x) => Math.round(x * 10) / 10;
+/** Two words no generated page holds: a search that scans, refreshes and finds nothing to rank. */
+const NO_MATCH_QUERY = "qzxvj wkpfh";
 const round2 = (x) => Math.round(x * 100) / 100;
 const log = (msg) => process.stderr.write(`[bench] ${msg}\n`);
 
@@ -422,8 +424,10 @@ function createContext(opts) {
      * throughput): `samples` (ms) are summarized like `measure`'s, `fields` are added
      * as they are. It gets the baseline (and, with samples, the margins) like any other.
      */
-    figure({ label, what, samples, fields = {} }) {
+    figure({ label, what, samples, fields = {}, inProcess = false }) {
       const m = { what };
+      // In-process milliseconds (a span of a trace) have no `node -e 0` start-up in them to be a margin over.
+      if (inProcess) Object.defineProperty(m, "inProcess", { value: true, enumerable: false });
       if (samples?.length) {
         const stats = summarize(samples);
         Object.assign(m, { runs: samples.length, median_ms: stats.median, p90_ms: stats.p90, min_ms: stats.min, max_ms: stats.max });
@@ -458,7 +462,7 @@ function createContext(opts) {
       for (const m of measurements) {
         const own = m.pairedBase ?? base;
         m.baseline_median_ms = own.median;
-        if (m.median_ms === undefined) continue;
+        if (m.median_ms === undefined || m.inProcess) continue;
         m.margin_ms = {
           median: round1(m.median_ms - own.median),
           p90: round1(m.p90_ms - own.p90),
@@ -486,8 +490,10 @@ function createContext(opts) {
         // A margin compares like with like (median with median, p90 with p90); an
         // absolute limit on the worst run is shown beside the baseline median.
         const baseStat = t.stat === "max" ? "median" : t.stat;
-        const entry = { figure: t.figure, stat: t.stat, value_ms: value, baseline_ms: (t.measurement.pairedBase ?? base)[baseStat] };
-        entry.margin_ms = round1(value - entry.baseline_ms);
+        // A difference of two commands has no baseline of its own: its limit is on the difference.
+        const baseline = t.stat === "difference" ? null : (t.measurement.pairedBase ?? base)[baseStat];
+        const entry = { figure: t.figure, stat: t.stat, value_ms: value, baseline_ms: baseline };
+        entry.margin_ms = baseline === null ? null : round1(value - baseline);
         if (t.marginMs !== undefined) {
           entry.limit = `baseline + ${t.marginMs} ms`;
           entry.limit_ms = round1(entry.baseline_ms + t.marginMs);
@@ -606,7 +612,31 @@ export async function benchIndex(ctx) {
       },
     });
     entry.search_broad.matching_pages = matchingPages(ctx, broadQuery, { cwd: root, stateHome });
-    entry.freshness_scan = scanCost(ctx, query, { cwd: root, stateHome });
+    // The same process with nothing to rank: what a broad query adds is the difference.
+    entry.search_none = ctx.measure({
+      label: `${label} search matching nothing`,
+      args: ["search", NO_MATCH_QUERY, "--json"],
+      cwd: root,
+      stateHome,
+      check: (out) => {
+        const { value, error } = parseJson(out);
+        if (error) return error;
+        return Array.isArray(value) && value.length === 0 ? null : `expected no results for ${JSON.stringify(NO_MATCH_QUERY)}`;
+      },
+    });
+    entry.search_broad_added = difference(ctx, `${label} broad search over one matching nothing`, entry.search_broad, entry.search_none);
+    entry.freshness_scan = traceSpan(ctx, ["search", query, "--json"], { cwd: root, stateHome }, {
+      label: "freshness scan",
+      what: "stat scan of every page file in a read, from the trace",
+      from: "refresh: snapshot read",
+      to: "refresh: scanned \\d+ files",
+    });
+    entry.module_loading = traceSpan(ctx, ["search", query, "--json"], { cwd: root, stateHome }, {
+      label: "module loading",
+      what: "a search's start-up after Node is up, to its modules loaded, from the trace",
+      from: "node up",
+      to: "modules loaded",
+    });
 
     entry.show = ctx.measure({
       label: `${label} show`,
@@ -662,13 +692,16 @@ export async function benchIndex(ctx) {
       },
     });
     touched.forEach((f, k) => writeFileSync(join(root, f), originals[k]));
+    entry.show_miss_added = difference(ctx, `${label} show of an unknown page over a found one`, entry.show_miss, entry.show);
 
     if (pages === 10000) {
       ctx.target("broad_search_10k", { measurement: entry.search_broad, marginMs: 100, figure: "index.10k.search_broad" });
       ctx.target("search_unchanged_10k", { measurement: entry.search, marginMs: 100, figure: "index.10k.search" });
       ctx.target("refresh_one_page_10k", { measurement: entry.refresh_search, marginMs: 200, figure: "index.10k.refresh_search" });
       ctx.target("full_build_10k", { measurement: entry.reindex, stat: "max", limitMs: 5_000, figure: "index.10k.reindex" });
-      ctx.target("show_miss_10k", { measurement: entry.show_miss, marginMs: 60, figure: "index.10k.show_miss" });
+      ctx.target("show_miss_10k", { measurement: entry.show_miss_added, stat: "difference", limitMs: 60, figure: "index.10k.show_miss_added" });
+      ctx.target("broad_search_added_10k", { measurement: entry.search_broad_added, stat: "difference", limitMs: 20, figure: "index.10k.search_broad_added" });
+      ctx.target("module_loading_10k", { measurement: entry.module_loading, limitMs: 15, figure: "index.10k.module_loading" });
     }
     rmSync(root, { recursive: true, force: true }); // free the disk before the next size
   }
@@ -682,18 +715,28 @@ function matchingPages(ctx, query, where) {
 }
 
 /**
- * What the freshness scan of every read costs: the trace of a read on the unchanged wiki
- * marks when the scan starts and ends (median of the runs, in-process milliseconds).
+ * The time between two marks of a command's trace (CODEALMANAC_TRACE=1): in-process
+ * milliseconds, one sample a run. `to` may be a regular expression's source.
  */
-function scanCost(ctx, query, where) {
+function traceSpan(ctx, args, where, { label, what, from, to }) {
   const samples = [];
   for (let i = 0; i < ctx.opts.runs; i++) {
-    const { stderr } = ctx.run(["search", query, "--json"], { ...where, env: { CODEALMANAC_TRACE: "1" } });
-    const at = (label) => Number(stderr.match(new RegExp(`([\\d.]+) ms  ${label}`))?.[1]);
-    const ms = at("refresh: scanned \\d+ files") - at("refresh: snapshot read");
+    const { stderr } = ctx.run(args, { ...where, env: { CODEALMANAC_TRACE: "1" } });
+    const at = (mark) => Number(stderr.match(new RegExp(`([\\d.]+) ms  ${mark}\n`))?.[1]);
+    const ms = at(to) - at(from);
     if (Number.isFinite(ms)) samples.push(ms);
   }
-  return ctx.figure({ label: `freshness scan (${where.stateHome.split("/").pop()})`, what: "stat scan of every page file in a read, from the trace", samples });
+  return ctx.figure({ label: `${label} (${where.stateHome.split("/").pop()})`, what, samples, inProcess: true });
+}
+
+/**
+ * What one command costs over another: the difference of their median margins, each over
+ * its own paired baseline, so a machine that slowed down between the two does not count.
+ */
+function difference(ctx, label, measurement, over) {
+  const margin = (m) => m.median_ms - m.pairedBase.median;
+  const ms = round1(margin(measurement) - margin(over));
+  return ctx.figure({ label, what: `median margin of \`${measurement.command}\` minus that of \`${over.command}\``, fields: { difference_ms: ms } });
 }
 
 const SCALED_FIGURES = ["reindex", "search", "search_broad", "show", "show_miss", "refresh_search"];

@@ -9,20 +9,14 @@ import { trace } from "./core/trace.js";
 import { statePaths } from "./core/paths.js";
 import { enableCompileCache, type CompileCache } from "./core/compile-cache.js";
 import { PACKED_READ_COMMANDS } from "./core/packed-reads.js";
+import { flushStreams, writeDirectly, writeErr, writeOut } from "./core/stdio.js";
 
 trace("node up");
-
-// A reader that went away (`ca search … | head`) ends the command quietly, as it would for git.
-for (const stream of [process.stdout, process.stderr]) {
-  stream.on("error", (error: NodeJS.ErrnoException) => {
-    if (error.code !== "EPIPE") throw error;
-    process.exit(typeof process.exitCode === "number" ? process.exitCode : 0);
-  });
-}
+writeDirectly();
 
 const args = process.argv.slice(2);
 if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
-  process.stdout.write(`codealmanac ${VERSION}\n`);
+  writeOut(`codealmanac ${VERSION}\n`);
 } else if (args[0] === "__run-worker" || args[0] === "__run-executor") {
   const cache = compileCache();
   void import("./background.js")
@@ -37,7 +31,7 @@ if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
     process.exitCode = await main(args);
     // Leave as soon as the output is flushed: otherwise pending file closes and idle
     // handles hold the process open for several more milliseconds.
-    await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
+    await flushStreams();
     saveCompileCache(cache);
     process.exit();
   }).catch(failedToStart);
@@ -46,7 +40,7 @@ if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
 /** Whatever escapes an entry point (a chunk that cannot load, say) is one line, never a stack. */
 function failedToStart(error: unknown): void {
   const text = error instanceof Error ? error.message : String(error);
-  process.stderr.write(`codealmanac: ${text.split("\n", 1)[0]}\n`);
+  writeErr(`codealmanac: ${text.split("\n", 1)[0]}\n`);
   process.exitCode = 1;
 }
 
@@ -65,8 +59,4 @@ function saveCompileCache(cache: CompileCache | null): void {
   if (!cache || !existsSync(statePaths().root)) return;
   const { used, written } = cache.save();
   trace(`compile cache: ${used} chunks from the cache, ${written} written`);
-}
-
-function flushed(stream: NodeJS.WriteStream): Promise<void> {
-  return new Promise((resolve) => stream.write("", () => resolve()));
 }

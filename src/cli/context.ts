@@ -1,4 +1,5 @@
 import { basename } from "node:path";
+import { isTerminal, terminalColumns, writeErr, writeOut } from "../core/stdio.js";
 import { trace } from "../core/trace.js";
 import { colorFor, createStyle, type Style } from "./render/style.js";
 
@@ -28,14 +29,14 @@ export function createCliContext(argv: string[], env: NodeJS.ProcessEnv = proces
     env,
     cwd,
     invokedAs: script === "ca" ? "ca" : "codealmanac",
-    out: createStyle(colorFor(process.stdout, env)),
-    err: createStyle(colorFor(process.stderr, env)),
-    errTerminal: { isTTY: process.stderr.isTTY === true, columns: () => process.stderr.columns },
-    write: (text) => void process.stdout.write(text),
-    writeErr: (text) => void process.stderr.write(text),
+    out: createStyle(colorFor(isTerminal(1), env)),
+    err: createStyle(colorFor(isTerminal(2), env)),
+    errTerminal: { isTTY: isTerminal(2), columns: () => terminalColumns(2) },
+    write: writeOut,
+    writeErr,
     json: (value) => {
       trace("result ready");
-      process.stdout.write(JSON.stringify(value, null, 2) + "\n");
+      writeOut(JSON.stringify(value, null, 2) + "\n");
       trace("output written");
     },
     exitCode: 0,

@@ -1,3 +1,5 @@
+import { writeErr } from "./stdio.js";
+
 /**
  * CODEALMANAC_TRACE=1 prints where a command's time went (milliseconds since the process
  * started) to stderr when it exits. A diagnostic for performance work; silent otherwise.
@@ -11,7 +13,7 @@ export function trace(label: string): void {
     process.once("exit", () => {
       marks.push(["exit", performance.now()]);
       const lines = marks.map(([name, at]) => `  ${at.toFixed(1).padStart(7)} ms  ${name}`);
-      process.stderr.write(`codealmanac trace:\n${lines.join("\n")}\n`);
+      writeErr(`codealmanac trace:\n${lines.join("\n")}\n`);
     });
   }
   marks.push([label, performance.now()]);

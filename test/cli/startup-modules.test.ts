@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync, utimesSync } from "node:fs";
 import { join, relative } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, test } from "vitest";
@@ -20,6 +20,7 @@ interface Metafile {
 }
 
 const RECORDER = pathToFileURL(join(ROOT, "test", "fixtures", "startup", "record-loaded.mjs")).href;
+const BUILTINS_RECORDER = join(ROOT, "test", "fixtures", "startup", "record-builtins.cjs");
 const ZOD = /(^|\/)node_modules\/zod\//;
 const FAMILY = /^src\/cli\/commands\/(?!shared\.ts$)/;
 
@@ -40,6 +41,14 @@ function chunksLoadedBy(args: string[], cwd: string): string[] {
   return chunks;
 }
 
+/** The Node built-in modules a command loaded, and its result (stdout and stderr are pipes). */
+function builtinsLoadedBy(args: string[], cwd: string, env: Record<string, string> = {}) {
+  const record = join(box.dir, "builtins.txt");
+  const result = box.run(args, { cwd, env: { NODE_OPTIONS: `--require ${BUILTINS_RECORDER}`, CODEALMANAC_TEST_LOADED: record, ...env } });
+  const builtins = readFileSync(record, "utf8").split("\n").filter(Boolean);
+  return { result, builtins };
+}
+
 /** The sources in every chunk the command loaded. */
 function sourcesLoadedBy(args: string[], cwd: string): string[] {
   const outputs = metafile().outputs;
@@ -50,11 +59,16 @@ function sourcesLoadedBy(args: string[], cwd: string): string[] {
   });
 }
 
-function wiki(): string {
+function wiki({ agedSeconds = 0 } = {}): string {
   box = sandbox();
   const root = writeWiki(join(box.dir, "repo"), {
     "notes/cache.md": page({ title: "Cache", topics: ["concepts"], sources: [], body: "# Cache\n\nCompiled code is kept." }),
   });
+  if (agedSeconds > 0) {
+    const then = new Date(Date.now() - agedSeconds * 1000);
+    const almanac = join(root, "almanac");
+    for (const file of readdirSync(almanac, { recursive: true, encoding: "utf8" })) utimesSync(join(almanac, file), then, then);
+  }
   expect(box.run(["reindex"], { cwd: root }).code).toBe(0);
   return root;
 }
@@ -93,6 +107,27 @@ describe("start-up of a read", () => {
     const loaded = chunksLoadedBy([command, "--help"], box.dir);
     expect(loaded).toContain(pack);
     expect(loaded.filter((chunk) => chunk.startsWith("dist/chunks/") && !allowed.has(chunk))).toEqual([]);
+  });
+
+  // Agents read us through pipes, and a pipe's stream loads `net` and the streams library
+  // (src/core/stdio.ts): a read writes its output without them. (A found page's `show` asks
+  // git whether its sources moved, and child_process loads both; hashing a page whose
+  // stamp cannot be trusted loads node:crypto, which loads the streams library: the wiki's
+  // files are dated an hour back so their stamps are trusted.)
+  test.each([
+    ["search", ["search", "compiled", "--json"]],
+    ["show of an unknown page", ["show", "notes/cach", "--json"]],
+  ])("%s writes to a pipe without loading net, tty or the streams library", (_name, args) => {
+    const root = wiki({ agedSeconds: 3600 });
+    const { result, builtins } = builtinsLoadedBy(args, root);
+    expect(result.stdout + result.stderr).toContain("notes/cache");
+    expect(builtins.filter((name) => ["net", "tty", "stream"].includes(name))).toEqual([]);
+  });
+
+  test("a process that touches process.stdout on a pipe does load net (the recorder sees it)", () => {
+    const root = wiki();
+    const { builtins } = builtinsLoadedBy(["search", "compiled", "--json"], root, { CODEALMANAC_TEST_TOUCH_STDOUT: "1" });
+    expect(builtins).toContain("net");
   });
 
   test("a command that follows runs does load zod (the recorder sees it)", () => {

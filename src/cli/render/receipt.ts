@@ -1,5 +1,6 @@
 import type { CliContext } from "../context.js";
 import type { Receipt } from "../../queue/producer.js";
+import { terminalColumns } from "../../core/stdio.js";
 import { visibleWidth } from "./style.js";
 
 const HEADLINES: Record<string, string> = {
@@ -36,7 +37,7 @@ export function renderReceipt(ctx: CliContext, receipt: Receipt, kind: string, d
 
 function roundedBox(ctx: CliContext, lines: string[]): string[] {
   const s = ctx.out;
-  const columns = process.stdout.columns ?? 80;
+  const columns = terminalColumns(1) ?? 80;
   const inner = Math.max(Math.max(...lines.map(visibleWidth)) + 2, Math.min(62, columns - 6));
   const border = (t: string) => s.dim(s.blue(t));
   return [
