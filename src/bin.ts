@@ -8,11 +8,14 @@ import { VERSION } from "./core/version.js";
 import { trace } from "./core/trace.js";
 import { statePaths } from "./core/paths.js";
 import { enableCompileCache, type CompileCache } from "./core/compile-cache.js";
+import { loadChunksDirectly } from "./core/chunk-loader.js";
 import { PACKED_READ_COMMANDS } from "./core/packed-reads.js";
 import { flushStreams, writeDirectly, writeErr, writeOut } from "./core/stdio.js";
 
 trace("node up");
 writeDirectly();
+const distDir = dirname(fileURLToPath(import.meta.url));
+loadChunksDirectly(distDir);
 
 const args = process.argv.slice(2);
 if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
@@ -47,7 +50,7 @@ function failedToStart(error: unknown): void {
 /** Installed before the first chunk loads; CODEALMANAC_NO_COMPILE_CACHE=1 turns it off. */
 function compileCache(): CompileCache | null {
   if (process.env.CODEALMANAC_NO_COMPILE_CACHE === "1") return null;
-  const chunksDir = join(dirname(fileURLToPath(import.meta.url)), "chunks");
+  const chunksDir = join(distDir, "chunks");
   // The main chunk holds the packed reads (scripts/pack-read-path.mjs): each read keeps its own cache of it.
   const read = PACKED_READ_COMMANDS.find((command) => command === args[0]);
   const cacheName = (chunk: string) => (read && chunk.startsWith("main-") ? chunk.replace(/\.js$/, `-${read}.js`) : chunk);

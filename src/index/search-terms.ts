@@ -1,3 +1,5 @@
+import { patternOnFirstUse } from "../core/patterns.js";
+
 /**
  * The words search indexes and looks up. A term is a maximal run of letters, digits and
  * private-use characters, lower-cased, with diacritics removed (compatibility-decomposed,
@@ -5,20 +7,20 @@
  * the words SQLite's unicode61 tokenizer finds, which the index used before it kept its own
  * postings (src/index/postings.ts), so the rankings stayed the same.
  */
-const TERM = /[\p{L}\p{N}\p{Co}]+/gu;
-const MARKS = /\p{M}+/gu;
+const term = patternOnFirstUse(() => /[\p{L}\p{N}\p{Co}]+/gu);
+const marks = patternOnFirstUse(() => /\p{M}+/gu);
 const NON_ASCII = /[\u0080-\uffff]/;
 
 /** The terms of a text, in order, repeats kept. */
 export function termsOf(text: string | null): string[] {
   if (!text) return [];
-  return fold(text).match(TERM) ?? [];
+  return fold(text).match(term()) ?? [];
 }
 
 /** Lower case before decomposing (a final sigma needs its word) and after (™ decomposes to "TM"). */
 function fold(text: string): string {
   const lower = text.toLowerCase();
-  return NON_ASCII.test(lower) ? lower.normalize("NFKD").replace(MARKS, "").toLowerCase() : lower;
+  return NON_ASCII.test(lower) ? lower.normalize("NFKD").replace(marks(), "").toLowerCase() : lower;
 }
 
 /** Search weights of a term found in the page title, a heading and a body (BM25, see src/index/views/search.ts). */
@@ -189,7 +191,7 @@ function packedHigh(term: string): number {
 
 /** What each UTF-16 code unit from 0x80 is known to be: 0 not yet asked, 1 a separator, 2 not (made on first need: most reads never meet one). */
 let separatorKinds: Uint8Array | null = null;
-const TERM_OR_MARK = /[\p{L}\p{N}\p{Co}\p{M}]/u;
+const termOrMark = patternOnFirstUse(() => /[\p{L}\p{N}\p{Co}\p{M}]/u);
 
 /**
  * Whether a non-ASCII code unit only ever separates terms: it is no letter, digit,
@@ -204,7 +206,7 @@ function separates(code: number): boolean {
   if (kind === 0) {
     const char = String.fromCharCode(code);
     const surrogate = code >= 0xd800 && code <= 0xdfff;
-    kind = surrogate || TERM_OR_MARK.test(char) || TERM_OR_MARK.test(fold(char)) ? 2 : 1;
+    kind = surrogate || termOrMark().test(char) || termOrMark().test(fold(char)) ? 2 : 1;
     separatorKinds[code] = kind;
   }
   return kind === 1;

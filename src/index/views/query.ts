@@ -1,3 +1,4 @@
+import { patternOnFirstUse } from "../../core/patterns.js";
 import { excerptText } from "./excerpt-text.js";
 import { termsOf } from "../search-terms.js";
 import type { Stretch } from "../../wiki/markdown-code.js";
@@ -25,8 +26,8 @@ const EXCERPT_WORDS = 32;
 const LEAD_WORDS = 8;
 /** A code span or link longer than this is left out where the window ends in it, not cut. */
 const MAX_ATOM = 160;
-const WORD = /[\p{L}\p{N}_]+/gu;
-const WORD_CHAR = /[\p{L}\p{N}_]/u;
+const words = patternOnFirstUse(() => /[\p{L}\p{N}_]+/gu);
+const wordChar = patternOnFirstUse(() => /[\p{L}\p{N}_]/u);
 const SPACE = /\s/g;
 
 /**
@@ -39,19 +40,20 @@ export function excerpter(tokens: string[]): (body: string) => string | null {
   const escaped = tokens.map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
   const first = new RegExp(`(?<![\\p{L}\\p{N}_])(?:${escaped.join("|")})`, "iu");
   return (body) => {
+    const word = words();
     const { text, atoms } = excerptText(body);
     const hit = first.exec(text)?.index ?? 0;
     // Walk back a few words from the hit, then forward to fill the window. matchAll starts
-    // where WORD's lastIndex stands, which the walk below leaves past the last excerpt.
-    WORD.lastIndex = 0;
-    const before = [...text.slice(Math.max(0, hit - 200), hit).matchAll(WORD)];
+    // where the word pattern's lastIndex stands, which the walk below leaves past the last excerpt.
+    word.lastIndex = 0;
+    const before = [...text.slice(Math.max(0, hit - 200), hit).matchAll(word)];
     const backWords = before.slice(-LEAD_WORDS);
     const start = startOutside(atoms, backWords.length > 0 ? Math.max(0, hit - 200) + backWords[0]!.index : hit, hit);
-    WORD.lastIndex = start;
+    word.lastIndex = start;
     let count = 0;
     let end = start;
     let match: RegExpExecArray | null;
-    while (count < EXCERPT_WORDS && (match = WORD.exec(text)) !== null) {
+    while (count < EXCERPT_WORDS && (match = word.exec(text)) !== null) {
       end = match.index + match[0].length;
       count++;
     }
@@ -59,8 +61,8 @@ export function excerpter(tokens: string[]): (body: string) => string | null {
     const stop = stopOutside(text, atoms, nextSpace(text, end), hit);
     const cut = text.slice(start, stop).replace(/\s+/g, " ").trim();
     if (cut === "") return null;
-    const cutBefore = WORD_CHAR.test(text.slice(0, start));
-    const cutAfter = WORD_CHAR.test(text.slice(stop));
+    const cutBefore = wordChar().test(text.slice(0, start));
+    const cutAfter = wordChar().test(text.slice(stop));
     return `${cutBefore ? "… " : ""}${cut}${cutAfter ? " …" : ""}`;
   };
 }
