@@ -2,6 +2,9 @@ import { cachedStatement, type Db } from "../core/sqlite.js";
 import { SECTION_SLOTS } from "./layout.js";
 import { readMeta, writeMeta } from "./meta.js";
 import { vocabulary, type PageTerms } from "./search-terms.js";
+import { decodeTerms, type TermRow, type WordPostings } from "./postings-decoder.js";
+
+export type { WordPostings };
 
 /**
  * The search index: for each term, the sections holding it, each with the term's weighted
@@ -44,28 +47,6 @@ function segmentOf(rowid: number): number {
   return Math.floor(rowid / SEGMENT_ROWIDS);
 }
 
-/** Appends a row's postings to `into`. */
-export function decodeInto(segment: number, data: Buffer, into: Postings): void {
-  const decoded = decodeRows([["", segment, data]], 0, 1);
-  for (let i = 0; i < decoded.count; i++) {
-    into.rowids.push(decoded.rowids[i]!);
-    into.weights.push(decoded.weights[i]!);
-    into.lengths.push(decoded.lengths[i]!);
-  }
-}
-
-/** A word's postings as search reads them: the first `count` entries, in rowid order. */
-export interface WordPostings {
-  count: number;
-  rowids: Float64Array;
-  weights: Uint32Array;
-  lengths: Uint32Array;
-}
-
-function wordPostings(capacity: number): WordPostings {
-  return { count: 0, rowids: new Float64Array(capacity), weights: new Uint32Array(capacity), lengths: new Uint32Array(capacity) };
-}
-
 /**
  * The sections holding a term that starts with `prefix`, each with the weights of all
  * such terms there summed. The range read relies on UTF-8 order being code point order:
@@ -85,70 +66,43 @@ export function postingsWithPrefix(db: Db, prefix: string): WordPostings {
   )
     .raw()
     .all(JSON.stringify(Array.from({ length: segments + 1 }, (_, i) => i)), ...(upper === null ? [prefix] : [prefix, upper])) as [string, number, Buffer][];
-  const byTerm = new Map<string, [string, number, Buffer][]>();
-  for (const row of rows) {
-    if (!row[0].startsWith(prefix)) continue;
-    const list = byTerm.get(row[0]);
+  const byTerm = new Map<string, TermRow[]>();
+  for (const [term, segment, data] of rows) {
+    if (!term.startsWith(prefix)) continue;
+    const row = { first: segment * SEGMENT_ROWIDS, data };
+    const list = byTerm.get(term);
     if (list) list.push(row);
-    else byTerm.set(row[0], [row]);
+    else byTerm.set(term, [row]);
   }
-  const terms = [...byTerm.values()].map((list) => decodeRows(list, 0, list.length));
-  return terms.length === 0 ? wordPostings(0) : terms.slice(1).reduce(summed, terms[0]!);
+  return decodeTerms([...byTerm.values()]);
 }
 
-/** Rows `from` to `to` (one term's, in segment order) decoded. A posting takes at least 3 bytes. */
-function decodeRows(rows: [string, number, Buffer][], from: number, to: number): WordPostings {
-  let bytes = 0;
-  for (let i = from; i < to; i++) bytes += rows[i]![2].length;
-  const out = wordPostings(Math.floor(bytes / 3));
-  const { rowids, weights, lengths } = out;
-  let k = 0;
-  for (let i = from; i < to; i++) {
-    const [, segment, data] = rows[i]!;
-    const end = data.length;
-    let at = 0;
-    let rowid = segment * SEGMENT_ROWIDS;
-    while (at < end) {
-      // Three varints; most are one byte.
-      let byte = data[at++]!;
-      let value = byte & 0x7f;
-      for (let scale = 0x80; byte >= 0x80; scale *= 0x80) value += ((byte = data[at++]!) & 0x7f) * scale;
-      rowid += value;
-      byte = data[at++]!;
-      value = byte & 0x7f;
-      for (let scale = 0x80; byte >= 0x80; scale *= 0x80) value += ((byte = data[at++]!) & 0x7f) * scale;
-      weights[k] = value;
-      byte = data[at++]!;
-      value = byte & 0x7f;
-      for (let scale = 0x80; byte >= 0x80; scale *= 0x80) value += ((byte = data[at++]!) & 0x7f) * scale;
-      lengths[k] = value;
-      rowids[k++] = rowid;
-    }
+/**
+ * Appends a row's postings to `into`: for the writer, which merges an edit into the rows
+ * it rewrites. Search decodes in WebAssembly instead (decodeTerms,
+ * src/index/postings-decoder.ts); test/index/postings-decoder.test.ts holds the two to the
+ * same postings.
+ */
+export function decodeInto(segment: number, data: Buffer, out: Postings): void {
+  const end = data.length;
+  let at = 0;
+  let rowid = segment * SEGMENT_ROWIDS;
+  while (at < end) {
+    // Three varints; most are one byte.
+    let byte = data[at++]!;
+    let value = byte & 0x7f;
+    for (let scale = 0x80; byte >= 0x80; scale *= 0x80) value += ((byte = data[at++]!) & 0x7f) * scale;
+    rowid += value;
+    byte = data[at++]!;
+    value = byte & 0x7f;
+    for (let scale = 0x80; byte >= 0x80; scale *= 0x80) value += ((byte = data[at++]!) & 0x7f) * scale;
+    out.weights.push(value >>> 0);
+    byte = data[at++]!;
+    value = byte & 0x7f;
+    for (let scale = 0x80; byte >= 0x80; scale *= 0x80) value += ((byte = data[at++]!) & 0x7f) * scale;
+    out.lengths.push(value >>> 0);
+    out.rowids.push(rowid);
   }
-  out.count = k;
-  return out;
-}
-
-/** Two lists as one in rowid order, the weights of a section in both added. */
-function summed(a: WordPostings, b: WordPostings): WordPostings {
-  const out = wordPostings(a.count + b.count);
-  let i = 0;
-  let j = 0;
-  while (i < a.count || j < b.count) {
-    const x = i < a.count ? a.rowids[i]! : Infinity;
-    const y = j < b.count ? b.rowids[j]! : Infinity;
-    const k = out.count++;
-    if (x <= y) {
-      out.rowids[k] = x;
-      out.lengths[k] = a.lengths[i]!;
-      out.weights[k] = a.weights[i++]! + (x === y ? b.weights[j++]! : 0);
-    } else {
-      out.rowids[k] = y;
-      out.lengths[k] = b.lengths[j]!;
-      out.weights[k] = b.weights[j++]!;
-    }
-  }
-  return out;
 }
 
 /**

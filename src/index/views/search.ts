@@ -7,6 +7,7 @@ import { descendantsOf } from "./topic-graph.js";
 import { excerpter, queryTokens } from "./query.js";
 import { SECTION_SLOTS } from "../layout.js";
 import { postingsWithPrefix, readSearchTotals, type WordPostings } from "../postings.js";
+import { walkSections, type BestSections } from "../postings-decoder.js";
 import { trace } from "../../core/trace.js";
 import { sectionText, type SectionRef } from "./section-text.js";
 import type { PageRow } from "./viewer.js";
@@ -160,55 +161,24 @@ const B = 0.75;
 /**
  * Each page's best section and its score, in page order, over the allowed pages: the
  * words' postings walked together in rowid order, each section scored once (see `bm25`).
+ * The walk runs in WebAssembly (src/index/postings.wat), because a CLI search runs it
+ * once, in code that never warms up. Skipping a page's sections or dropping the page
+ * afterwards comes to the same, so the filter applies to what the walk returns.
  */
-function bestSections(phrases: WordPostings[], { idf, average }: { idf: number[]; average: number }, allowed: Set<number> | null): { pages: number[]; scores: number[]; sections: number[] } {
-  const pages: number[] = [];
-  const scores: number[] = [];
-  const sections: number[] = [];
-  const words = phrases.length;
-  const at = new Uint32Array(words);
-  // Each word's next rowid (Infinity once its list is walked), so finding the next section
-  // reads one number a word: a CLI search runs this walk before its code has warmed up.
-  const heads = new Float64Array(words);
-  for (let i = 0; i < words; i++) heads[i] = phrases[i]!.count > 0 ? phrases[i]!.rowids[0]! : Infinity;
-  for (;;) {
-    let rowid = Infinity;
-    for (let i = 0; i < words; i++) if (heads[i]! < rowid) rowid = heads[i]!;
-    if (rowid === Infinity) break;
-    // FTS5 adds the words in query order; a word the section lacks adds nothing.
-    let score = 0;
-    let norm = 0;
-    for (let i = 0; i < words; i++) {
-      if (heads[i] !== rowid) continue;
-      const p = phrases[i]!;
-      const k = at[i]!;
-      if (norm === 0) norm = K1 * (1 - B + (B * p.lengths[k]!) / average);
-      const f = p.weights[k]!;
-      score += idf[i]! * ((f * (K1 + 1.0)) / (f + norm));
-      at[i] = k + 1;
-      heads[i] = k + 1 < p.count ? p.rowids[k + 1]! : Infinity;
-    }
-    score = -1 * score;
-    const page = Math.floor(rowid / SECTION_SLOTS);
-    if (allowed && !allowed.has(page)) continue;
-    const last = pages.length - 1;
-    if (last >= 0 && pages[last] === page) {
-      // Rowids ascend, so an equal score keeps the earlier section.
-      if (score < scores[last]!) {
-        scores[last] = score;
-        sections[last] = rowid;
-      }
-    } else {
-      pages.push(page);
-      scores.push(score);
-      sections.push(rowid);
-    }
-  }
-  return { pages, scores, sections };
+function bestSections(phrases: WordPostings[], { idf, average }: { idf: number[]; average: number }, allowed: Set<number> | null): BestSections {
+  const best = walkSections(phrases, { idf, average, k1: K1, b: B, slots: SECTION_SLOTS });
+  if (!allowed) return best;
+  const keep: number[] = [];
+  for (let i = 0; i < best.pages.length; i++) if (allowed.has(best.pages[i]!)) keep.push(i);
+  return {
+    pages: Int32Array.from(keep, (i) => best.pages[i]!),
+    scores: Float64Array.from(keep, (i) => best.scores[i]!),
+    sections: Float64Array.from(keep, (i) => best.sections[i]!),
+  };
 }
 
 /** The `k`-th smallest of `values` (k ≥ 1, at most their number): a max-heap of the k smallest, not a sort of all. */
-function smallest(values: number[], k: number): number {
+function smallest(values: Float64Array, k: number): number {
   const heap = new Float64Array(k);
   let size = 0;
   const down = (from: number) => {
