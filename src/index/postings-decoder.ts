@@ -1,22 +1,8 @@
 import { POSTINGS_WASM } from "./postings-wasm.js";
+import { decodeTermsInJavaScript, walkSectionsInJavaScript } from "./postings-fallback.js";
+import { wordPostings, type BestSections, type TermRow, type WalkModel, type WordPostings } from "./postings-lists.js";
 
-/** A word's postings as search reads them: the first `count` entries, in rowid order. */
-export interface WordPostings {
-  count: number;
-  rowids: Float64Array;
-  weights: Uint32Array;
-  lengths: Uint32Array;
-}
-
-/** One row of a term: its segment's first rowid and its blob of varint triples. */
-export interface TermRow {
-  first: number;
-  data: Uint8Array;
-}
-
-export function wordPostings(capacity: number): WordPostings {
-  return { count: 0, rowids: new Float64Array(capacity), weights: new Uint32Array(capacity), lengths: new Uint32Array(capacity) };
-}
+export type { BestSections, TermRow, WalkModel, WordPostings };
 
 interface Decoder {
   memory: { buffer: ArrayBuffer; grow(pages: number): number };
@@ -46,12 +32,14 @@ const RETAINED_BYTES = 32 * 1024 * 1024;
 let compiled: object | null = null;
 let decoder: Decoder | null = null;
 
+/** `--jitless` (and a Node built without it) leaves no WebAssembly: the JavaScript versions stand in. */
+const wasm = (globalThis as unknown as { WebAssembly?: WasmApi }).WebAssembly ?? null;
+
 /** Compiled on first use (well under a millisecond); postings.wat says why it exists. */
-function instance(): Decoder {
+function instance(api: WasmApi): Decoder {
   if (!decoder) {
-    const wasm = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
-    compiled ??= new wasm.Module(Buffer.from(POSTINGS_WASM, "base64"));
-    decoder = new wasm.Instance(compiled, {}).exports as Decoder;
+    compiled ??= new api.Module(Buffer.from(POSTINGS_WASM, "base64"));
+    decoder = new api.Instance(compiled, {}).exports as Decoder;
   }
   return decoder;
 }
@@ -73,7 +61,11 @@ interface List {
  */
 export function decodeTerms(terms: TermRow[][]): WordPostings {
   if (terms.length === 0) return wordPostings(0);
-  const wasm = instance();
+  if (!wasm) return decodeTermsInJavaScript(terms);
+  return decodeTermsIn(instance(wasm), terms);
+}
+
+function decodeTermsIn(wasm: Decoder, terms: TermRow[][]): WordPostings {
   // The blobs, each followed by its padding; one list a term is decoded into; and two
   // lists the sums go back and forth between.
   let blobBytes = 0;
@@ -122,28 +114,16 @@ export function decodeTerms(terms: TermRow[][]): WordPostings {
   return postings;
 }
 
-/** Each page's best section and its score, in page order. */
-export interface BestSections {
-  pages: Int32Array;
-  scores: Float64Array;
-  sections: Float64Array;
-}
-
-/** BM25's parameters as search uses them, and the rowids a page spans. */
-export interface WalkModel {
-  idf: number[];
-  average: number;
-  k1: number;
-  b: number;
-  slots: number;
-}
-
 /**
  * Scores every section holding one of the words and keeps each page's best, in page order
  * (search.ts `bestSections` says how), in WebAssembly (postings.wat `walk`).
  */
 export function walkSections(words: WordPostings[], model: WalkModel): BestSections {
-  const wasm = instance();
+  if (!wasm) return walkSectionsInJavaScript(words, model);
+  return walkSectionsIn(instance(wasm), words, model);
+}
+
+function walkSectionsIn(wasm: Decoder, words: WordPostings[], model: WalkModel): BestSections {
   const all = words.reduce((n, w) => n + w.count, 0);
   const table = 64 * words.length;
   const heap = memoryOf(wasm, table + LIST_BYTES * all + 20 * all);

@@ -62,6 +62,19 @@ describe("search: ranking and query analysis", () => {
   });
   const run = (args: string[]) => shared.box().run(args, { cwd: shared.fixture().repo });
 
+  // Search decodes and walks postings in WebAssembly, which `--jitless` removes; the
+  // JavaScript fallback (src/index/postings-fallback.ts) must give the same answer.
+  test("a Node without WebAssembly (--jitless) finds, ranks and excerpts the same", () => {
+    const queries = [["search", "nebula", "--json"], ["search", "stars gas", "--all", "--json"], ["search", "the", "--json"]];
+    for (const args of queries) {
+      const normal = run(args);
+      const jitless = shared.box().run(args, { cwd: shared.fixture().repo, env: { NODE_OPTIONS: "--jitless" } });
+      expect(jitless.code, jitless.stderr).toBe(0);
+      expect(normal.stdout).not.toBe("[]\n");
+      expect(jitless.stdout, args.join(" ")).toBe(normal.stdout);
+    }
+  });
+
   test("a title match outranks a heading match, which outranks a body-only match", () => {
     const result = expectOk(run(["search", "nebula", "--json"]));
     expect(slugs(result)).toEqual(["stars/nebula", "stars/galaxies", "stars/telescopes"]);

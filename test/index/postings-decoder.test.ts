@@ -3,27 +3,18 @@ import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { decodeInto, type Postings } from "../../src/index/postings.js";
 import { decodeTerms, walkSections, type TermRow, type WordPostings } from "../../src/index/postings-decoder.js";
+import { decodeTermsInJavaScript, walkSectionsInJavaScript } from "../../src/index/postings-fallback.js";
 import { ROOT } from "../support/cli.js";
+import { seededRandom } from "../support/random.js";
 
 /**
  * Search decodes and walks postings in WebAssembly (src/index/postings.wat). These hold it
- * to the JavaScript it replaced, exactly: the writer's decoder (`decodeInto`) for the
- * postings, and the walk search had before (below, as it was) for every score, bit for bit.
+ * to JavaScript, exactly: to the writer's decoder (`decodeInto`) for the postings, and to
+ * the fallback for a Node without WebAssembly (the code it replaced) for the postings and
+ * every score, bit for bit.
  */
 
 const SEGMENT_ROWIDS = 256 * 4096;
-
-/** A seeded generator, so a failure can be replayed. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function varint(out: number[], value: number): void {
   let v = value;
@@ -90,47 +81,6 @@ function plain(postings: WordPostings): Postings {
   };
 }
 
-/** Search's walk as it was in JavaScript, kept here as the reference for the WebAssembly one. */
-function walkInJavaScript(phrases: WordPostings[], idf: number[], average: number) {
-  const K1 = 1.2;
-  const B = 0.75;
-  const pages: number[] = [];
-  const scores: number[] = [];
-  const sections: number[] = [];
-  const at = phrases.map(() => 0);
-  const heads = phrases.map((p) => (p.count > 0 ? p.rowids[0]! : Infinity));
-  for (;;) {
-    let rowid = Infinity;
-    for (const head of heads) if (head < rowid) rowid = head;
-    if (rowid === Infinity) break;
-    let score = 0;
-    let norm = 0;
-    phrases.forEach((p, i) => {
-      if (heads[i] !== rowid) return;
-      const k = at[i]!;
-      if (norm === 0) norm = K1 * (1 - B + (B * p.lengths[k]!) / average);
-      const f = p.weights[k]!;
-      score += idf[i]! * ((f * (K1 + 1.0)) / (f + norm));
-      at[i] = k + 1;
-      heads[i] = k + 1 < p.count ? p.rowids[k + 1]! : Infinity;
-    });
-    score = -1 * score;
-    const page = Math.floor(rowid / 4096);
-    const last = pages.length - 1;
-    if (last >= 0 && pages[last] === page) {
-      if (score < scores[last]!) {
-        scores[last] = score;
-        sections[last] = rowid;
-      }
-    } else {
-      pages.push(page);
-      scores.push(score);
-      sections.push(rowid);
-    }
-  }
-  return { pages, scores, sections };
-}
-
 describe("postings in WebAssembly", () => {
   test("the committed module is what postings.wat assembles to", () => {
     const check = spawnSync(process.execPath, [join(ROOT, "scripts", "build-wasm.mjs"), "--check"], { cwd: ROOT, encoding: "utf8" });
@@ -140,11 +90,20 @@ describe("postings in WebAssembly", () => {
 
   test("a prefix's terms decode and sum to what the writer's decoder reads, on 200 generated cases", () => {
     for (let seed = 1; seed <= 200; seed++) {
-      const next = random(seed);
+      const next = seededRandom(seed);
       const shared = Array.from({ length: 40 }, () => Math.floor(next() * 4 * SEGMENT_ROWIDS));
       const terms = Array.from({ length: 1 + Math.floor(next() * 4) }, () => termRows(next, shared));
       const decoded = decodeTerms(terms.map((t) => t.rows));
       expect(plain(decoded), `seed ${seed}`).toEqual(reference(terms.map((t) => t.segments)));
+    }
+  });
+
+  test("the JavaScript fallback decodes and sums as the WebAssembly does, on 200 generated cases", () => {
+    for (let seed = 1; seed <= 200; seed++) {
+      const next = seededRandom(2000 + seed);
+      const shared = Array.from({ length: 40 }, () => Math.floor(next() * 4 * SEGMENT_ROWIDS));
+      const terms = Array.from({ length: 1 + Math.floor(next() * 4) }, () => termRows(next, shared).rows);
+      expect(plain(decodeTermsInJavaScript(terms)), `seed ${seed}`).toEqual(plain(decodeTerms(terms)));
     }
   });
 
@@ -167,17 +126,17 @@ describe("postings in WebAssembly", () => {
     expect(plain(decoded)).toEqual(expected);
   });
 
-  test("the walk scores every section and keeps each page's best exactly as the JavaScript walk did, on 200 generated queries", () => {
+  test("the walk scores every section and keeps each page's best exactly as the JavaScript walk (the fallback, and what it replaced) does, on 200 generated queries", () => {
     for (let seed = 1; seed <= 200; seed++) {
-      const next = random(1000 + seed);
+      const next = seededRandom(1000 + seed);
       const shared = Array.from({ length: 60 }, () => Math.floor(next() * 4 * SEGMENT_ROWIDS));
       const words = Array.from({ length: 1 + Math.floor(next() * 4) }, () => decodeTerms([termRows(next, shared).rows]));
       const idf = words.map(() => (next() < 0.1 ? 1e-6 : next() * 9));
       const average = 20 + next() * 400;
       const best = walkSections(words, { idf, average, k1: 1.2, b: 0.75, slots: 4096 });
-      const expected = walkInJavaScript(words, idf, average);
-      expect({ pages: Array.from(best.pages), scores: Array.from(best.scores), sections: Array.from(best.sections) }, `seed ${seed}`).toEqual(expected);
-      // toEqual treats +0 and -0 alike and compares by value; scores must match bit for bit.
+      const expected = walkSectionsInJavaScript(words, { idf, average, k1: 1.2, b: 0.75, slots: 4096 });
+      expect(best, `seed ${seed}`).toEqual(expected);
+      // Scores must match bit for bit, -0 included.
       expect(Array.from(best.scores).every((s, i) => Object.is(s, expected.scores[i])), `seed ${seed}`).toBe(true);
     }
   });

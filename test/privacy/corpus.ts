@@ -1,3 +1,5 @@
+import { seededRandom } from "../support/random.js";
+
 /**
  * Made-up secrets in the real shapes of each supported format, and near-misses that look
  * secret-ish but are not. Every secret is generated here from a seeded generator: none is a
@@ -7,14 +9,7 @@
 
 /** A small deterministic generator (mulberry32), so a failure names the same secret every run. */
 export function generator(seed: number) {
-  let state = seed >>> 0;
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = seededRandom(seed);
   const pick = (alphabet: string, length: number) => Array.from({ length }, () => alphabet[Math.floor(next() * alphabet.length)]).join("");
   return { next, pick };
 }

@@ -3,6 +3,7 @@ import { isMap, isNode, isSeq, LineCounter, parseDocument } from "yaml";
 import { readSimpleYaml } from "../../src/wiki/simple-yaml.js";
 import { parsePage } from "../../src/wiki/page.js";
 import { FAST_PARSE_ENV } from "../../src/wiki/fast-parse.js";
+import { seededRandom } from "../support/random.js";
 
 /**
  * The simple front-matter reader (src/wiki/simple-yaml.ts) must give exactly what the yaml
@@ -152,7 +153,7 @@ describe("the simple front-matter reader", () => {
   });
 
   test("gives the library's values and lines on generated front matter", () => {
-    const random = mulberry32(19);
+    const random = seededRandom(19);
     let taken = 0;
     const CASES = 3000;
     for (let i = 0; i < CASES; i++) if (expectSame(generated(random))) taken++;
@@ -176,7 +177,7 @@ describe("parsePage with and without the simple reader", () => {
   };
 
   test("gives the same page, problems included, on tricky and generated front matter", () => {
-    const random = mulberry32(7);
+    const random = seededRandom(7);
     const texts = [...TRICKY.map(([text]) => text), ...Array.from({ length: 1500 }, () => generated(random))];
     let problems = 0;
     for (const yaml of texts) {
@@ -188,17 +189,6 @@ describe("parsePage with and without the simple reader", () => {
     expect(problems).toBeGreaterThan(100);
   });
 });
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WORDS = [
   "queue", "Auth Flow", "a: b", "it's", "C#", "x #y", "https://x.y/z", "40-88", "2024-01-01", "42", "1.5", "true",
