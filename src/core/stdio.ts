@@ -23,8 +23,15 @@ export function writeDirectly(): void {
   quietOnBrokenPipe("stderr");
 }
 
+/** While stdout carries a protocol (src/mcp/stdout.ts), what would go there goes to stderr. */
+let stdoutReserved = false;
+
+export function reserveStdout(reserved: boolean): void {
+  stdoutReserved = reserved;
+}
+
 export function writeOut(text: string): void {
-  write(1, text);
+  write(stdoutReserved ? 2 : 1, text);
 }
 
 export function writeErr(text: string): void {

@@ -1,4 +1,5 @@
 import { Writable } from "node:stream";
+import { reserveStdout } from "../core/stdio.js";
 
 export interface ProtocolStdout {
   /** The only way to the real stdout: the transport writes protocol messages here. */
@@ -22,10 +23,13 @@ export function claimStdout(): ProtocolStdout {
     },
   });
   stdout.write = process.stderr.write.bind(process.stderr) as typeof stdout.write;
+  // The CLI's own writes go straight to the descriptor (src/core/stdio.ts), past the stream.
+  reserveStdout(true);
   return {
     stream,
     release: () => {
       stdout.write = original;
+      reserveStdout(false);
     },
   };
 }

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, test } from "vitest";
 import { claimStdout } from "../../src/mcp/stdout.js";
+import { writeOut } from "../../src/core/stdio.js";
 
 const realOut = process.stdout.write;
 const realErr = process.stderr.write;
@@ -26,10 +27,13 @@ describe("the server's claim on stdout", () => {
     const err = record(process.stderr);
     const claimed = claimStdout();
     process.stdout.write("a stray line\n");
+    // The CLI's own writer too, which in the CLI's process goes straight to the descriptor.
+    writeOut("a stray CLI line\n");
     await new Promise<void>((resolve) => claimed.stream.write('{"jsonrpc":"2.0"}\n', () => resolve()));
     claimed.release();
     process.stdout.write("after release\n");
-    expect(out).toEqual(['{"jsonrpc":"2.0"}\n', "after release\n"]);
-    expect(err).toEqual(["a stray line\n"]);
+    writeOut("the CLI after release\n");
+    expect(out).toEqual(['{"jsonrpc":"2.0"}\n', "after release\n", "the CLI after release\n"]);
+    expect(err).toEqual(["a stray line\n", "a stray CLI line\n"]);
   });
 });
